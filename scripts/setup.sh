@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sets up llm-compiler on Debian 12 / Ubuntu: installs Debian's LLVM 19 when no LLVM >= 17
+# is found, creates the virtual environment .venv and installs the package into it.
+#   bash scripts/setup.sh          # the package
+#   bash scripts/setup.sh --dev    # the package and the test tools (pytest, hypothesis, ruff, mypy)
+# It is idempotent: a second run installs nothing new. Set LLVM_BIN to use another LLVM.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[[ "${1:-}" == "--dev" ]] && extras="[dev]"
+
+sudo_cmd=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install packages" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+apt_updated=0
+apt_install() {
+  if [[ $apt_updated -eq 0 ]]; then "${sudo_cmd[@]}" apt-get update -q; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "$@"
+}
+
+llvm_major() { "$1/opt" --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9][0-9]*\).*/\1/p' | head -n 1; }
+have_llvm() {
+  local dir major
+  for dir in ${LLVM_BIN:-} /usr/lib/llvm-*/bin; do
+    [[ -x "$dir/opt" && -x "$dir/llc" && -x "$dir/clang" && -x "$dir/clang++" && -x "$dir/llvm-size" ]] || continue
+    major=$(llvm_major "$dir")
+    [[ -n "$major" && "$major" -ge 17 ]] && { echo "setup: using LLVM $major in $dir"; return 0; }
+  done
+  return 1
+}
+
+if ! have_llvm; then
+  echo "setup: no LLVM >= 17 found; installing Debian's clang-19 llvm-19 llvm-19-tools lld-19"
+  apt_install clang-19 llvm-19 llvm-19-tools lld-19
+  have_llvm || { echo "setup: LLVM 19 was installed but is not usable" >&2; exit 1; }
+fi
+
+if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+  apt_install python3-venv
+fi
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".${extras}"
+echo "setup: ready (.venv/bin/llm-compiler)"

@@ -1,0 +1,42 @@
+"""``llm-compiler compile``: write a program after a pass list as IR, bitcode, object or assembly."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from llm_compiler.cli.main import frontend_options, make_compiler
+from llm_compiler.corpus.inputs import ProgramSpec
+
+EXAMPLES = """examples:
+  llm-compiler compile examples/crc32.c --passes 'module(default<Oz>)' -o crc32.o
+  llm-compiler compile examples/crc32.c -o crc32.ll            # unoptimized IR, as the models saw it
+  llm-compiler compile prog.ll --passes 'function(sroa,instcombine<no-verify-fixpoint>)' -o prog.s
+"""
+
+
+def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "compile",
+        parents=[common],
+        help="apply a pass list and write .ll, .bc, .o or .s",
+        description="Compile one program with a pass list; the output kind follows -o's suffix.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", metavar="FILE", help="a C/C++ source or an IR file")
+    parser.add_argument("--passes", metavar="PIPELINE", help="opt -passes= pipeline (default: none)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.ll, OUT.bc, OUT.o or OUT.s")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    compiler = make_compiler(args)
+    passes = compiler.passes(args.passes) if args.passes else None
+    program = ProgramSpec(Path(args.file), frontend_options(args)).load(compiler)
+    output = compiler.compile_to(program, passes, Path(args.output))
+    Console(stderr=True).print(f"wrote {output}", highlight=False, markup=False)
+    return 0

@@ -1,0 +1,90 @@
+"""``llm-compiler measure``: code size of programs unoptimized, under -Oz and a pass list."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from llm_compiler.cli.main import frontend_options, make_compiler
+from llm_compiler.corpus.inputs import expand_targets
+
+EXAMPLES = """examples:
+  llm-compiler measure examples/crc32.c
+  llm-compiler measure examples/ --passes 'module(default<Oz>),function(sroa)'
+  llm-compiler measure build/compile_commands.json --json > sizes.jsonl
+  llm-compiler measure prog.ll --passes 'function(loop-mssa(licm<allowspeculation>))'
+"""
+
+
+def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "measure",
+        parents=[common],
+        help="binary size and IR instruction count, unoptimized, -Oz and after a pass list",
+        description=(
+            "Measure programs as LLM Compiler does: binary size = .text + .data of the object "
+            "(Berkeley llvm-size), and the IR instruction count; for the unoptimized input, "
+            "for -Oz, and for --passes when given."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="source/IR files, folders, compile_commands.json"
+    )
+    parser.add_argument("--passes", metavar="PIPELINE", help="an opt -passes= pipeline to measure too")
+    parser.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    compiler = make_compiler(args)
+    passes = compiler.passes(args.passes) if args.passes else None
+    specs = expand_targets(args.files, frontend_options(args))
+    records = []
+    for spec in specs:
+        program = spec.load(compiler)
+        record = {
+            "file": str(spec.path),
+            "llvm_version": compiler.llvm_version,
+            "unoptimized": compiler.measure(program).to_json(),
+            "oz": compiler.measure_oz(program).to_json(),
+            "passes": compiler.measure(program, passes).to_json() if passes else None,
+        }
+        if args.json:
+            sys.stdout.write(json.dumps(record) + "\n")
+            sys.stdout.flush()
+        records.append(record)
+    if not args.json:
+        _print_table(records, compiler.llvm_version, args.passes)
+    return 0
+
+
+def _print_table(records: list[dict[str, Any]], llvm_version: str, pipeline: str | None) -> None:
+    table = Table(title=f"Code size (LLVM {llvm_version}; binary = .text + .data bytes)")
+    table.add_column("file", overflow="fold")
+    columns = [("unoptimized", "unopt"), ("oz", "-Oz")]
+    if pipeline:
+        columns.append(("passes", "passes"))
+    for _, label in columns:
+        table.add_column(f"{label}\nbinary", justify="right")
+        table.add_column(f"{label}\nIR inst", justify="right")
+    if pipeline:
+        table.add_column("smaller\nthan -Oz", justify="right")
+    for record in records:
+        row = [record["file"]]
+        for key, _ in columns:
+            row += [str(record[key]["binary_size"]), str(record[key]["ir_instructions"])]
+        if pipeline:
+            oz, mine = record["oz"]["binary_size"], record["passes"]["binary_size"]
+            row.append(f"{(oz - mine) / oz:+.1%}" if oz else "n/a")
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    if pipeline:
+        console.print(f"passes: {pipeline}", highlight=False, markup=False)

@@ -1,0 +1,133 @@
+"""``llm-compiler passes``: the searchable pass set of an LLVM, what it excludes and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from llm_compiler.passes.rules import RULES
+from llm_compiler.passes.searchable import (
+    PAPER_SEARCHABLE_COUNT,
+    PassSet,
+    data_file,
+    derive_pass_set,
+    load_pass_set,
+)
+from llm_compiler.toolchain.llvm import find_toolchain
+
+EXAMPLES = """examples:
+  llm-compiler passes                      # the searchable set, with counts per IR level
+  llm-compiler passes --excluded           # every other pass of opt and the rule that excluded it
+  llm-compiler passes --json
+  llm-compiler passes --regenerate --llvm-bin /usr/lib/llvm-19/bin   # rewrite passes/data/llvm-19.txt
+"""
+
+
+def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "passes",
+        parents=[common],
+        help="list the searchable pass set of the LLVM in use",
+        description=(
+            "The searchable pass set: every default<O*> pipeline and the optimizing transform "
+            "passes of opt, derived from `opt --print-passes` by written rules and probe-run "
+            f"on a sample program (LLM Compiler searched {PAPER_SEARCHABLE_COUNT} passes of LLVM 17)."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--excluded", action="store_true", help="list the excluded passes with their rules")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="derive the set again from opt (probing each pass) and write it",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="PATH",
+        help="with --regenerate: where to write (default: the bundled passes/data/llvm-<major>.txt)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    toolchain = find_toolchain(args.llvm_bin)
+    pass_set = _regenerate(toolchain, args) if args.regenerate else load_pass_set(toolchain)
+    if args.json:
+        json.dump(_as_json(pass_set, args.excluded), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console = Console()
+    if args.excluded:
+        _print_excluded(console, pass_set)
+    else:
+        _print_members(console, pass_set)
+    return 0
+
+
+def _regenerate(toolchain: Any, args: argparse.Namespace) -> PassSet:
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("probing passes", total=None)
+        pass_set = derive_pass_set(
+            toolchain,
+            timeout=args.timeout,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    output = Path(args.output) if args.output else data_file(toolchain.major)
+    output.write_text(pass_set.to_text())
+    Console(stderr=True).print(f"wrote {len(pass_set)} passes to {output}", highlight=False)
+    return pass_set
+
+
+def _as_json(pass_set: PassSet, excluded: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "llvm_version": pass_set.llvm_version,
+        "count": len(pass_set),
+        "paper_count": PAPER_SEARCHABLE_COUNT,
+        "counts_by_level": pass_set.counts_by_level(),
+        "passes": [{"pass": member, "level": pass_set.level_of(member)} for member in pass_set.members],
+    }
+    if excluded:
+        result["excluded"] = [
+            {"name": e.name, "level": e.level, "rule": e.rule, "detail": e.detail}
+            for e in pass_set.exclusions
+        ]
+    return result
+
+
+def _print_members(console: Console, pass_set: PassSet) -> None:
+    table = Table(title=f"Searchable passes of LLVM {pass_set.llvm_version}")
+    table.add_column("level")
+    table.add_column("pass (as written in a pipeline)")
+    for member in pass_set.members:
+        table.add_row(pass_set.level_of(member), member)
+    console.print(table, markup=False)
+    counts = ", ".join(f"{n} {level}" for level, n in pass_set.counts_by_level().items())
+    console.print(
+        f"{len(pass_set)} searchable passes ({counts}); LLM Compiler searched "
+        f"{PAPER_SEARCHABLE_COUNT} with LLVM 17.0.6.",
+        highlight=False,
+    )
+
+
+def _print_excluded(console: Console, pass_set: PassSet) -> None:
+    table = Table(title=f"Passes of LLVM {pass_set.llvm_version} that are not searched")
+    for column in ("pass", "level", "rule", "detail"):
+        table.add_column(column, overflow="fold")
+    reasons = {rule.name: rule.reason for rule in RULES}
+    for exclusion in pass_set.exclusions:
+        detail = "" if reasons.get(exclusion.rule) == exclusion.detail else exclusion.detail
+        table.add_row(exclusion.name, exclusion.level, exclusion.rule, detail)
+    console.print(table, markup=False)
+    console.print("rules:", highlight=False)
+    for rule in RULES:
+        console.print(f"  {rule.name}: {rule.reason}", highlight=False, markup=False)
+    console.print(f"{len(pass_set.exclusions)} excluded, {len(pass_set)} searchable.", highlight=False)

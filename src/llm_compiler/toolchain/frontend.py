@@ -1,0 +1,214 @@
+"""The front end: C and C++ to unoptimized LLVM-IR, the way LLM Compiler's models saw it.
+
+The released models were trained on clang's ``-Oz`` front-end output with the LLVM
+passes disabled (system notes, section 10): functions carry ``minsize optsize``, TBAA
+metadata is present, nothing is optimized yet. :func:`emit_ir` produces exactly that::
+
+    clang -Oz -Xclang -disable-llvm-passes -emit-llvm -S  (clang++ for C++)
+
+with the user's include directories, defines, target triple and extra flags.
+:func:`flags_from_compile_command` turns a ``compile_commands.json`` entry into the
+same call, keeping what affects the code (includes, defines, language standard,
+target, code-generation flags) and dropping what would clash (outputs, dependency
+files, optimization and debug levels, ``-Werror``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
+from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.runner import run_command
+
+C_SUFFIXES = frozenset({".c"})
+CXX_SUFFIXES = frozenset({".cc", ".cpp", ".cxx", ".c++", ".C", ".cp"})
+IR_SUFFIXES = frozenset({".ll", ".bc"})
+SOURCE_SUFFIXES = C_SUFFIXES | CXX_SUFFIXES | IR_SUFFIXES
+
+#: The flags that make clang emit the models' unoptimized IR.
+FRONTEND_FLAGS = ("-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S")
+
+# compile_commands.json flags dropped, with how many arguments follow each.
+_DROP_WITH_VALUE = frozenset({"-o", "-MF", "-MT", "-MQ", "-Xclang"})
+_DROP_EXACT = frozenset({"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-Werror", "-pipe"})
+_DROP_PREFIXES = ("-O", "-g", "-Werror=", "-fdiagnostics", "-fcolor-diagnostics", "-o")
+
+
+@dataclass(frozen=True)
+class FrontendOptions:
+    """How to turn a source file into IR.
+
+    Attributes:
+        include_dirs: ``-I`` directories.
+        defines: ``-D`` macros: name to value (None for a bare ``-DNAME``).
+        target: A target triple (``--target=``), or None for the host.
+        extra_flags: Further clang flags, passed as given (e.g. ``-std=c11``).
+        cwd: Directory the compiler runs in (relative paths resolve against it).
+    """
+
+    include_dirs: tuple[str, ...] = ()
+    defines: Mapping[str, str | None] = field(default_factory=dict)
+    target: str | None = None
+    extra_flags: tuple[str, ...] = ()
+    cwd: str | None = None
+
+    def to_flags(self) -> list[str]:
+        flags = [f"-I{directory}" for directory in self.include_dirs]
+        for name, value in self.defines.items():
+            flags.append(f"-D{name}" if value is None else f"-D{name}={value}")
+        if self.target:
+            flags.append(f"--target={self.target}")
+        flags.extend(self.extra_flags)
+        return flags
+
+
+def language_of(path: Path) -> str:
+    """``"c"``, ``"c++"`` or ``"ir"`` from a file's suffix.
+
+    Raises:
+        InvalidInput: The suffix is not one llm-compiler handles.
+    """
+    suffix = path.suffix
+    if suffix in C_SUFFIXES:
+        return "c"
+    if suffix in CXX_SUFFIXES:
+        return "c++"
+    if suffix in IR_SUFFIXES:
+        return "ir"
+    raise InvalidInput(
+        f"{path}: unknown kind of file {suffix or '(no suffix)'!r}. llm-compiler reads C "
+        f"(.c), C++ ({', '.join(sorted(CXX_SUFFIXES))}) and LLVM-IR (.ll, .bc)."
+    )
+
+
+def emit_ir(
+    toolchain: Toolchain,
+    source: Path,
+    options: FrontendOptions | None = None,
+    *,
+    timeout: float = 300.0,
+) -> str:
+    """Compiles C or C++ ``source`` to unoptimized textual LLVM-IR.
+
+    Args:
+        toolchain: The LLVM installation.
+        source: A ``.c`` or C++ file.
+        options: Include dirs, defines, target and extra flags.
+        timeout: Seconds before the compile is killed.
+
+    Returns:
+        The IR text (``clang -Oz -Xclang -disable-llvm-passes -emit-llvm -S``).
+
+    Raises:
+        InvalidInput: The file is missing, of an unknown kind, or does not compile.
+        CompileTimeout: clang ran past ``timeout``.
+    """
+    options = options or FrontendOptions()
+    base = Path(options.cwd) if options.cwd else Path.cwd()
+    resolved = source if source.is_absolute() else base / source
+    if not resolved.is_file():
+        raise InvalidInput(f"{source}: no such file.")
+    language = language_of(source)
+    if language == "ir":
+        raise InvalidInput(f"{source} is already IR; load it instead of compiling it.")
+    compiler = toolchain.tool("clang++" if language == "c++" else "clang")
+    command: list[str | Path] = [
+        compiler,
+        *FRONTEND_FLAGS,
+        *options.to_flags(),
+        "-o",
+        "-",
+        "-x",
+        language,
+        resolved,
+    ]
+    try:
+        result = run_command(command, timeout=timeout, cwd=options.cwd, subject=str(source))
+    except CommandFailed as error:
+        if error.crashed or isinstance(error, CompileTimeout):
+            raise
+        raise InvalidInput(
+            f"{source} does not compile with {compiler.name} (LLVM {toolchain.version}): "
+            f"{_first_diagnostic(error.stderr)}. Fix the source, or pass the include "
+            "directories (-I) and defines (-D) its build uses."
+        ) from error
+    return result.stdout_text
+
+
+def _first_diagnostic(stderr: str) -> str:
+    for line in stderr.splitlines():
+        if "error:" in line:
+            return line.strip()
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[0] if lines else "no diagnostic"
+
+
+@dataclass(frozen=True)
+class CompileCommand:
+    """One entry of a ``compile_commands.json`` file."""
+
+    directory: str
+    file: str
+    arguments: tuple[str, ...]
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, object]) -> CompileCommand:
+        """Reads an entry with ``arguments`` (a list) or ``command`` (a shell string).
+
+        Raises:
+            InvalidInput: The entry lacks ``directory``, ``file`` or a command.
+        """
+        try:
+            directory = str(entry["directory"])
+            file = str(entry["file"])
+        except KeyError as missing:
+            raise InvalidInput(f"compile_commands.json entry without {missing}: {entry!r}") from None
+        if "arguments" in entry and isinstance(entry["arguments"], list):
+            arguments = tuple(str(argument) for argument in entry["arguments"])
+        elif "command" in entry:
+            arguments = tuple(shlex.split(str(entry["command"])))
+        else:
+            raise InvalidInput(f"compile_commands.json entry for {file} has no command or arguments.")
+        return cls(directory, file, arguments)
+
+    @property
+    def source(self) -> Path:
+        path = Path(self.file)
+        return path if path.is_absolute() else Path(self.directory) / path
+
+
+def flags_from_compile_command(command: CompileCommand) -> FrontendOptions:
+    """The front-end options equivalent to a build's compile command.
+
+    The compiler name, the source file, output and dependency-file flags, ``-c``,
+    optimization and debug levels and ``-Werror`` are dropped; the rest (``-I``, ``-D``,
+    ``-std=``, ``-f...``, ``--target``...) is kept in order.
+    """
+    arguments = list(command.arguments[1:])
+    kept: list[str] = []
+    skip = 0
+    source_names = {command.file, str(command.source)}
+    for argument in arguments:
+        if skip:
+            skip -= 1
+            continue
+        if argument in _DROP_WITH_VALUE:
+            skip = 1
+            continue
+        if argument in _DROP_EXACT or argument in source_names:
+            continue
+        if argument.startswith(_DROP_PREFIXES) and not argument.startswith("-g-"):
+            continue
+        kept.append(argument)
+    return FrontendOptions(extra_flags=tuple(kept), cwd=command.directory)
+
+
+def frontend_command_line(toolchain: Toolchain, source: Path, flags: Sequence[str]) -> str:
+    """The shell line equivalent to :func:`emit_ir`, for provenance records."""
+    language = language_of(source)
+    compiler = toolchain.tool("clang++" if language == "c++" else "clang")
+    return shlex.join([str(compiler), *FRONTEND_FLAGS, *flags, str(source)])

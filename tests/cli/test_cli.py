@@ -1,0 +1,110 @@
+"""The command line: outputs, and one-paragraph errors (no traceback unless --debug)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.passes.searchable import PassSet
+from llm_compiler.toolchain.elf import berkeley_size
+from tests.conftest import EXAMPLES, run_cli
+
+CRC = str(EXAMPLES / "crc32.c")
+
+
+def assert_one_paragraph_error(result, *needles: str) -> None:  # type: ignore[no-untyped-def]
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    text = result.stderr.strip()
+    assert text.startswith("error:"), text
+    assert "\n\n" not in text, "the error must be one paragraph"
+    for needle in needles:
+        assert needle in " ".join(text.split()), (needle, text)
+
+
+def test_invalid_ir(write) -> None:  # type: ignore[no-untyped-def]
+    bad = write("broken.ll", "define i32 @f() {\n  ret i64 0\n}\n")
+    assert_one_paragraph_error(run_cli("measure", str(bad)), "broken.ll", "not valid LLVM-IR")
+
+
+def test_missing_file() -> None:
+    assert_one_paragraph_error(run_cli("measure", "no/such/file.c"), "no/such/file.c", "no such file")
+
+
+def test_crashing_opt() -> None:
+    result = run_cli(
+        "measure", CRC, "--allow-pass", "trigger-crash-module", "--passes", "module(trigger-crash-module)"
+    )
+    assert_one_paragraph_error(result, "opt crashed", "crc32.c", "trigger-crash-module")
+
+
+def test_compile_past_its_timeout() -> None:
+    assert_one_paragraph_error(
+        run_cli("measure", CRC, "--timeout", "0.001"), "crc32.c", "did not finish within 0.001 s"
+    )
+
+
+def test_invalid_pass_list() -> None:
+    assert_one_paragraph_error(run_cli("measure", CRC, "--passes", "sroa;reboot"), "';'", "character 5")
+
+
+def test_debug_shows_the_traceback() -> None:
+    result = run_cli("measure", "no/such/file.c", "--debug")
+    assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+def test_measure_table_and_json() -> None:
+    table = run_cli("measure", CRC, "--passes", "module(default<Oz>)", env={"COLUMNS": "200"})
+    assert table.returncode == 0 and "crc32.c" in table.stdout and "LLVM" in table.stdout
+    record = json.loads(run_cli("measure", CRC, "--json").stdout)
+    assert set(record) == {"file", "llvm_version", "unoptimized", "oz", "passes"}
+    assert set(record["oz"]) == {"pipeline", "binary_size", "text", "data", "ir_instructions"}
+    assert record["oz"]["binary_size"] < record["unoptimized"]["binary_size"]
+
+
+@pytest.mark.parametrize("suffix", [".ll", ".bc", ".o", ".s"])
+def test_compile_outputs(tmp_path: Path, suffix: str) -> None:
+    output = tmp_path / f"crc32{suffix}"
+    result = run_cli("compile", CRC, "--passes", "module(default<Oz>)", "-o", str(output))
+    assert result.returncode == 0, result.stderr
+    data = output.read_bytes()
+    if suffix == ".ll":
+        assert b"define" in data and b"minsize" in data
+    elif suffix == ".bc":
+        assert data[:4] == b"BC\xc0\xde"
+    elif suffix == ".o":
+        oz = json.loads(run_cli("measure", CRC, "--json").stdout)["oz"]["binary_size"]
+        assert berkeley_size(data).binary_size == oz
+    else:
+        assert b"crc32_update" in data and b".text" in data
+
+
+def test_compile_rejects_unknown_output_kind(tmp_path: Path) -> None:
+    assert_one_paragraph_error(
+        run_cli("compile", CRC, "-o", str(tmp_path / "x.exe")), "x.exe", ".ll, .bc, .o or .s"
+    )
+
+
+def test_passes_listing_and_exclusions() -> None:
+    listing = run_cli("passes", "--json")
+    assert listing.returncode == 0
+    data = json.loads(listing.stdout)
+    assert data["count"] == len(data["passes"]) and data["paper_count"] == 167
+    assert sum(data["counts_by_level"].values()) == data["count"]
+    table = run_cli("passes")
+    assert "searchable passes" in table.stdout and "167" in table.stdout
+    excluded = run_cli("passes", "--excluded")
+    assert excluded.returncode == 0
+    assert "structurizecfg" in excluded.stdout and "gpu-structurization" in excluded.stdout
+    assert "internalize" in excluded.stdout and "not-separate-compilation-safe" in excluded.stdout
+
+
+def test_regenerate_writes_a_set(tmp_path: Path) -> None:
+    output = tmp_path / "set.txt"
+    result = run_cli("passes", "--regenerate", "--output", str(output), "--json")
+    assert result.returncode == 0, result.stderr
+    written = PassSet.from_text(output.read_text())
+    assert json.loads(result.stdout)["count"] == len(written)
+    assert [entry["pass"] for entry in json.loads(result.stdout)["passes"]] == list(written.members)

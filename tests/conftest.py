@@ -1,0 +1,66 @@
+"""Shared fixtures: the real LLVM toolchain, a compiler, the bundled examples, isolated caches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
+from llm_compiler.toolchain.measure import Compiler, Program
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+EXAMPLE_FILES = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".c", ".cpp"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(scope="session")
+def toolchain() -> Toolchain:
+    return find_toolchain()
+
+
+@pytest.fixture(scope="session")
+def compiler(toolchain: Toolchain) -> Compiler:
+    return Compiler(toolchain, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def example_programs(compiler: Compiler) -> dict[str, Program]:
+    return {path.name: compiler.load(path) for path in EXAMPLE_FILES}
+
+
+@pytest.fixture()
+def write(tmp_path: Path) -> Iterator[object]:
+    """Writes a file under the test's temporary folder and returns its path."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    yield _write
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs the real ``llm-compiler`` command in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "llm_compiler", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+        check=False,
+    )
