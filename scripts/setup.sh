@@ -38,10 +38,17 @@ if ! have_llvm; then
   have_llvm || { echo "setup: LLVM 19 was installed but is not usable" >&2; exit 1; }
 fi
 
-if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-  apt_install python3-venv
+if ! command -v python3 >/dev/null; then
+  apt_install python3
 fi
-[[ -x .venv/bin/python ]] || python3 -m venv .venv
+if [[ ! -x .venv/bin/python ]]; then
+  # Debian's python3 creates virtual environments only with python3-venv installed.
+  if ! python3 -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    apt_install python3-venv
+    python3 -m venv .venv
+  fi
+fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".${extras}"
 echo "setup: ready (.venv/bin/llm-compiler)"
