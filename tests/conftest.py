@@ -28,9 +28,11 @@ def toolchain() -> Toolchain:
     return find_toolchain()
 
 
-@pytest.fixture(scope="session")
-def compiler(toolchain: Toolchain) -> Compiler:
-    return Compiler(toolchain, timeout=120)
+@pytest.fixture(scope="session", params=["subprocess", "inprocess"])
+def compiler(toolchain: Toolchain, request: pytest.FixtureRequest) -> Iterator[Compiler]:
+    """A compiler for each engine: tests that use it run once per engine."""
+    with Compiler(toolchain, timeout=120, engine=request.param, workers=2) as compiler:
+        yield compiler
 
 
 @pytest.fixture(scope="session")

@@ -33,11 +33,13 @@ def test_missing_file() -> None:
     assert_one_paragraph_error(run_cli("measure", "no/such/file.c"), "no/such/file.c", "no such file")
 
 
-def test_crashing_opt() -> None:
+@pytest.mark.parametrize("engine", ["subprocess", "inprocess"])
+def test_crashing_opt(engine: str) -> None:
     result = run_cli(
-        "measure", CRC, "--allow-pass", "trigger-crash-module", "--passes", "module(trigger-crash-module)"
-    )
-    assert_one_paragraph_error(result, "opt crashed", "crc32.c", "trigger-crash-module")
+        "measure", CRC, "--engine", engine, "--allow-pass", "trigger-crash-module",
+        "--passes", "module(trigger-crash-module)",
+    )  # fmt: skip
+    assert_one_paragraph_error(result, "crashed with SIGABRT", "crc32.c", "trigger-crash-module")
 
 
 def test_compile_past_its_timeout() -> None:

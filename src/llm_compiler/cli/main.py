@@ -25,7 +25,7 @@ from llm_compiler import __version__
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import DEFAULT_TIMEOUT, Compiler
+from llm_compiler.toolchain.measure import DEFAULT_TIMEOUT, ENGINES, Compiler
 
 SUBCOMMANDS = ("measure", "compile", "passes", "tune")
 
@@ -53,6 +53,19 @@ def common_options() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"time limit of each compiler process (default: {DEFAULT_TIMEOUT:g})",
+    )
+    group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="inprocess: LLVM's C API in crash-isolated workers; subprocess: opt and llc; "
+        "auto (default): inprocess when the LLVM library loads",
+    )
+    group.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="in-process compile workers (default: the number of cores)",
     )
     group.add_argument(
         "--allow-pass",
@@ -96,7 +109,15 @@ def frontend_options(args: argparse.Namespace) -> FrontendOptions:
 def make_compiler(args: argparse.Namespace) -> Compiler:
     """A :class:`Compiler` configured from the parsed common arguments."""
     toolchain = find_toolchain(args.llvm_bin)
-    return Compiler(toolchain, timeout=args.timeout, allow_extra=args.allow_pass)
+    compiler = Compiler(
+        toolchain,
+        timeout=args.timeout,
+        allow_extra=args.allow_pass,
+        engine=args.engine,
+        workers=args.workers,
+    )
+    logging.getLogger("llm_compiler").info("LLVM %s, %s", toolchain.version, compiler.engine_note)
+    return compiler
 
 
 def build_parser() -> argparse.ArgumentParser:

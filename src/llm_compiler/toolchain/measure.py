@@ -14,25 +14,40 @@ steer it), and returns a :class:`Measurement`:
 The pipeline ``opt -passes=P | llc -filetype=obj | llvm-size`` run by hand gives the
 same figures (the tests check it). "Unoptimized" means the front-end IR lowered as
 is; ``-Oz`` means the pipeline ``default<Oz>``. Every pass list goes through the
-:class:`~llm_compiler.passes.searchable.PassSet` gate before ``opt`` sees it.
+:class:`~llm_compiler.passes.searchable.PassSet` gate before LLVM sees it.
+
+Two engines give the same answers: ``subprocess`` runs ``opt`` and ``llc``; ``inprocess``
+runs LLVM through its C API in crash-isolated workers
+(:mod:`llm_compiler.toolchain.workers`) and saves the processes' start-up. ``auto`` (the
+default) takes the in-process engine when the LLVM library loads, and says why not
+otherwise.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.errors import CommandFailed, InvalidInput
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput, ToolchainError
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.searchable import PassSet, load_pass_set
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
+from llm_compiler.toolchain.inprocess import Evaluation
 from llm_compiler.toolchain.ir import count_instructions
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
+from llm_compiler.toolchain.llvm_c import load_library
 from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.workers import WorkerPool
+
+logger = logging.getLogger(__name__)
+
+ENGINES = ("auto", "inprocess", "subprocess")
 
 #: Default per-process time limit (LLM Compiler dropped pass lists taking over 120 s).
 DEFAULT_TIMEOUT = 120.0
@@ -107,6 +122,11 @@ class Compiler:
         toolchain: The LLVM to use; found with :func:`find_toolchain` when None.
         timeout: Seconds each LLVM process may run before it is killed.
         allow_extra: Passes outside the searchable set that pass lists may use.
+        engine: ``"auto"``, ``"inprocess"`` or ``"subprocess"`` (see the module docstring).
+        workers: In-process workers (default: the number of cores).
+
+    Raises:
+        ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
 
     Example:
         >>> compiler = Compiler()  # doctest: +SKIP
@@ -120,10 +140,59 @@ class Compiler:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         allow_extra: Iterable[str] = (),
+        engine: str = "auto",
+        workers: int | None = None,
     ) -> None:
         self.toolchain = toolchain or find_toolchain()
         self.timeout = timeout
         self.allow_extra = tuple(allow_extra)
+        self.workers = workers or os.cpu_count() or 1
+        self.engine, self.engine_note = self._choose_engine(engine)
+        self._pool: WorkerPool | None = None
+
+    def _choose_engine(self, engine: str) -> tuple[str, str]:
+        if engine not in ENGINES:
+            raise InvalidInput(f"Unknown engine {engine!r}; choose one of {', '.join(ENGINES)}.")
+        if engine == "subprocess":
+            return "subprocess", "subprocess engine (opt, llc), as asked"
+        try:
+            library = load_library(self.toolchain)
+        except ToolchainError as error:
+            if engine == "inprocess":
+                raise
+            logger.warning("in-process engine unavailable, using opt and llc: %s", error)
+            return "subprocess", f"subprocess engine (opt, llc): {error}"
+        return "inprocess", f"in-process engine ({library.path.name}, {self.workers} workers)"
+
+    @property
+    def pool(self) -> WorkerPool:
+        """The in-process workers (started on first use)."""
+        if self._pool is None:
+            self._pool = WorkerPool(self.toolchain, size=self.workers, timeout=self.timeout)
+        return self._pool
+
+    def close(self) -> None:
+        """Stops the in-process workers, if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> Compiler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _replay(self, program: Program, pipeline: str | None) -> list[str]:
+        """The opt command that replays an in-process evaluation (on the program's IR,
+        which ``llm-compiler compile FILE -o FILE.ll`` writes)."""
+        source = program.source if program.language == "ir" and program.source else f"{program.name}.ll"
+        if pipeline is None:
+            return [str(self.toolchain.tool("llc")), "-filetype=obj", source]
+        return [str(self.toolchain.tool("opt")), f"-passes={pipeline}", source]
+
+    def _subject(self, program: Program, pipeline: str | None) -> str:
+        return f"{program.name} with -passes='{pipeline}'" if pipeline else program.name
 
     @property
     def llvm_version(self) -> str:
@@ -176,7 +245,7 @@ class Compiler:
         try:
             result = run_command(command, timeout=self.timeout, input=data, subject=name)
         except CommandFailed as error:
-            if error.crashed:
+            if error.crashed or isinstance(error, CompileTimeout):
                 raise
             detail = next((line for line in error.stderr.splitlines() if "error" in line), "")
             raise InvalidInput(
@@ -198,6 +267,10 @@ class Compiler:
         """
         self.pass_set.validate(passes, self.allow_extra)
         pipeline = passes.pipeline
+        if self.engine == "inprocess":
+            evaluation = self._evaluate(program, pipeline, want_ir=True)
+            assert evaluation.ir is not None
+            return evaluation.ir
         result = run_command(
             [self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"],
             timeout=self.timeout,
@@ -206,8 +279,32 @@ class Compiler:
         )
         return result.stdout_text
 
+    def _evaluate(
+        self, program: Program, pipeline: str | None, *, want_ir: bool = False, want_asm: bool = False
+    ) -> Evaluation:
+        return self.pool.evaluate(
+            program.id,
+            program.ir,
+            pipeline,
+            subject=self._subject(program, pipeline),
+            replay=self._replay(program, pipeline),
+            want_ir=want_ir,
+            want_asm=want_asm,
+        )
+
+    def _measurement(self, evaluation: Evaluation, pipeline: str | None) -> Measurement:
+        return Measurement(
+            pipeline=pipeline,
+            binary_size=evaluation.text + evaluation.data,
+            text=evaluation.text,
+            data=evaluation.data,
+            ir_instructions=evaluation.ir_instructions,
+            llvm_version=self.llvm_version,
+        )
+
     def lower(self, ir: str, *, filetype: str = "obj", name: str = "<ir>") -> bytes:
-        """Lowers IR text with ``llc``; ``filetype`` is ``"obj"`` or ``"asm"``."""
+        """Lowers IR text with ``llc`` to object bytes or assembly (``filetype``
+        ``"obj"`` or ``"asm"``). Always a subprocess: the file itself is wanted."""
         if filetype not in ("obj", "asm"):
             raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
         result = run_command(
@@ -220,6 +317,10 @@ class Compiler:
 
     def measure_ir(self, ir: str, pipeline: str | None, *, name: str = "<ir>") -> Measurement:
         """Measures already optimized IR text (lowering it to an object)."""
+        if self.engine == "inprocess":
+            replay = [str(self.toolchain.tool("llc")), "-filetype=obj", f"{name}.ll"]
+            evaluation = self.pool.lower(ir, subject=name, replay=replay)
+            return self._measurement(evaluation, pipeline)
         size = berkeley_size(self.lower(ir, name=name))
         return Measurement(
             pipeline=pipeline,
@@ -232,10 +333,50 @@ class Compiler:
 
     def measure(self, program: Program, passes: PassList | None = None) -> Measurement:
         """Measures ``program`` after ``passes`` (None: the unoptimized input)."""
-        if passes is None:
+        if passes is not None:
+            self.pass_set.validate(passes, self.allow_extra)
+        pipeline = passes.pipeline if passes is not None else None
+        if self.engine == "inprocess":
+            return self._measurement(self._evaluate(program, pipeline), pipeline)
+        if pipeline is None:
             return self.measure_ir(program.ir, None, name=program.name)
-        optimized = self.optimize(program, passes)
-        return self.measure_ir(optimized, passes.pipeline, name=program.name)
+        return self.measure_ir(self.optimize(program, passes), pipeline, name=program.name)  # type: ignore[arg-type]
+
+    def measure_stepwise(self, program: Program, passes: PassList, *, use_cache: bool = True) -> Measurement:
+        """Measures ``passes`` run one top-level element at a time, reusing prefix states.
+
+        The in-process engine keeps the state after each prefix, so lists that share a
+        prefix only run their new suffix. Results are equal with and without the cache,
+        and equal the whole-pipeline :meth:`measure` except in rare cases where analyses
+        kept across elements matter; report lists re-measured with :meth:`measure`.
+        The subprocess engine has no prefix states and measures the whole pipeline.
+        """
+        self.pass_set.validate(passes, self.allow_extra)
+        if self.engine != "inprocess":
+            return self.measure(program, passes)
+        pipeline = passes.pipeline
+        evaluation = self.pool.evaluate(
+            program.id,
+            program.ir,
+            pipeline,
+            subject=self._subject(program, pipeline),
+            replay=self._replay(program, pipeline),
+            stepwise=tuple(str(node) for node in passes),
+            use_cache=use_cache,
+        )
+        return self._measurement(evaluation, pipeline)
+
+    def assemble(self, program: Program, passes: PassList | None = None) -> str:
+        """The assembly ``llc`` writes for ``program`` after ``passes`` (None: unoptimized)."""
+        if passes is not None:
+            self.pass_set.validate(passes, self.allow_extra)
+        pipeline = passes.pipeline if passes is not None else None
+        if self.engine == "inprocess":
+            assembly = self._evaluate(program, pipeline, want_asm=True).assembly
+            assert assembly is not None
+            return assembly
+        ir = program.ir if passes is None else self.optimize(program, passes)
+        return self.lower(ir, filetype="asm", name=program.name).decode("utf-8", errors="replace")
 
     def measure_oz(self, program: Program) -> Measurement:
         """Measures ``program`` under ``default<Oz>``, the baseline of LLM Compiler."""

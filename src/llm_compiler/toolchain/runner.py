@@ -177,3 +177,40 @@ def _first_error_line(stderr: bytes) -> str:
         if "error" in lowered or "unknown" in lowered or "invalid" in lowered:
             return line
     return lines[0] if lines else ""
+
+
+def start_process(
+    command: Sequence[str | os.PathLike[str]],
+    *,
+    stderr_path: Path,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Starts a long-lived helper process (a compile worker) with pipes on stdin/stdout.
+
+    Like :func:`run_command` it logs the exact command and starts the child in its own
+    process group, so :func:`kill_process_group` ends it and everything it started. Its
+    standard error goes to ``stderr_path``, where a crash leaves its evidence.
+
+    Raises:
+        ToolchainError: The program could not be started.
+    """
+    argv = [os.fspath(part) for part in command]
+    logger.debug("start: %s", shlex.join(argv))
+    try:
+        with stderr_path.open("wb") as stderr:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+    except OSError as error:
+        raise ToolchainError(f"Could not start {shlex.join(argv)}: {error.strerror or error}.") from error
+
+
+def kill_process_group(process: subprocess.Popen[bytes]) -> int:
+    """Kills a process started here and its whole group; returns its exit status."""
+    _kill_group(process)
+    return process.wait()
