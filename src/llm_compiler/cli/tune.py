@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.jsonl").write_text("")
     console = Console(stderr=True)
+    console.print(f"LLVM {compiler.llvm_version}, {compiler.engine_note}", highlight=False, markup=False)
     results: dict[str, TuningResult] = {}
     columns = (
         TextColumn("[progress.description]{task.description}"),
@@ -104,16 +105,17 @@ def run(args: argparse.Namespace) -> int:
     _print_report(Console(), ordered, compiler.llvm_version)
     if out:
         (out / "summary.json").write_text(
-            json.dumps(summary(ordered, compiler.llvm_version), indent=2) + "\n"
+            json.dumps(summary(ordered, compiler.llvm_version, compiler.engine), indent=2) + "\n"
         )
         console.print(f"wrote {out / 'summary.json'} and {out / 'results.jsonl'}", highlight=False)
     return 0
 
 
-def summary(results: list[TuningResult], llvm_version: str) -> dict[str, Any]:
+def summary(results: list[TuningResult], llvm_version: str, engine: str) -> dict[str, Any]:
     """The summary.json document of a tuning run."""
     return {
         "llvm_version": llvm_version,
+        "engine": engine,
         "geomean_improvement_vs_oz": geometric_mean_improvement(results),
         "programs": [
             {

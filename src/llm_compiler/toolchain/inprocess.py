@@ -47,8 +47,11 @@ from llm_compiler.toolchain.llvm_c import (
 #: Bound on the instructions held in cached prefix states per process.
 DEFAULT_PREFIX_CACHE_INSTRUCTIONS = 4_000_000
 
-#: Programs whose parsed modules are kept per process.
+#: Programs whose parsed modules and prefix states are kept per process (stepwise mode).
 DEFAULT_PROGRAMS_KEPT = 16
+
+#: Bytes of program IR text kept per process (least recently used programs go first).
+DEFAULT_TEXT_BYTES = 512 * 1024 * 1024
 
 #: Measurements remembered per process by the hash of the optimized IR text.
 MEASUREMENTS_KEPT = 100_000
@@ -94,7 +97,8 @@ class InProcessLLVM:
     Args:
         toolchain: The LLVM whose shared library to load.
         prefix_cache_instructions: Bound on instructions kept in prefix states.
-        programs_kept: How many programs' parsed modules to keep (LRU).
+        programs_kept: How many programs' stepwise states to keep (LRU).
+        text_bytes: Bound on the program IR text kept (LRU).
     """
 
     def __init__(
@@ -103,11 +107,14 @@ class InProcessLLVM:
         *,
         prefix_cache_instructions: int = DEFAULT_PREFIX_CACHE_INSTRUCTIONS,
         programs_kept: int = DEFAULT_PROGRAMS_KEPT,
+        text_bytes: int = DEFAULT_TEXT_BYTES,
     ) -> None:
         self.llvm = load_library(toolchain)
         self.lib: Any = self.llvm.lib
         self.prefix_cache_instructions = prefix_cache_instructions
         self.programs_kept = programs_kept
+        self.text_bytes = text_bytes
+        self._text_total = 0
         self._texts: OrderedDict[str, bytes] = OrderedDict()
         self._programs: OrderedDict[str, _ProgramState] = OrderedDict()
         self._machines: dict[tuple[str, int], int] = {}
@@ -145,12 +152,17 @@ class InProcessLLVM:
         finally:
             self.lib.LLVMContextDispose(context)
         self._texts[program_id] = ir
-        while len(self._texts) > self.programs_kept:
-            dropped, _ = self._texts.popitem(last=False)
-            state = self._programs.pop(dropped, None)
-            if state is not None:
-                self._cached_instructions -= state.instructions * len(state.prefixes)
-                state.dispose()
+        self._text_total += len(ir)
+        while self._text_total > self.text_bytes and len(self._texts) > 1:
+            dropped, text = self._texts.popitem(last=False)
+            self._text_total -= len(text)
+            self._drop_state(dropped)
+
+    def _drop_state(self, program_id: str) -> None:
+        state = self._programs.pop(program_id, None)
+        if state is not None:
+            self._cached_instructions -= state.instructions * len(state.prefixes)
+            state.dispose()
 
     def _text(self, program_id: str) -> bytes:
         self._texts.move_to_end(program_id)
@@ -159,6 +171,8 @@ class InProcessLLVM:
     def _state(self, program_id: str) -> _ProgramState:
         if program_id not in self._programs:
             self._programs[program_id] = _ProgramState(self, self._text(program_id))
+            while len(self._programs) > self.programs_kept:
+                self._drop_state(next(iter(self._programs)))
         self._programs.move_to_end(program_id)
         return self._programs[program_id]
 
@@ -263,15 +277,19 @@ class InProcessLLVM:
         *,
         want_ir: bool = False,
         want_asm: bool = False,
+        memo: bool = True,
     ) -> Evaluation:
-        """Applies a whole pipeline (None: none) to a kept program and measures it."""
+        """Applies a whole pipeline (None: none) to a kept program and measures it.
+
+        With ``memo``, an optimized IR text measured before is not lowered again.
+        """
         self._llvm_seconds = 0.0
         context = self.lib.LLVMContextCreate()
         try:
             module = self.parse(context, self._text(program_id))
             if pipeline is not None:
                 self.run_passes(module, pipeline)
-            return self._finish(module, want_ir, want_asm, 0)
+            return self._finish(module, want_ir, want_asm, 0, memo=memo)
         finally:
             self.lib.LLVMContextDispose(context)
 

@@ -128,10 +128,11 @@ class Compiler:
     Raises:
         ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
 
-    Example:
-        >>> compiler = Compiler()  # doctest: +SKIP
-        >>> program = compiler.load(Path("examples/crc32.c"))  # doctest: +SKIP
-        >>> compiler.measure(program, compiler.passes("module(default<Oz>)")).binary_size  # doctest: +SKIP
+    Example::
+
+        compiler = Compiler()
+        program = compiler.load(Path("examples/crc32.c"))
+        compiler.measure(program, compiler.passes("module(default<Oz>)")).binary_size
     """
 
     def __init__(

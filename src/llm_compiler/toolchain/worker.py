@@ -5,7 +5,7 @@ answers requests read from stdin with :class:`~llm_compiler.toolchain.inprocess.
 until stdin closes. Requests and answers:
 
 * ``("add", id, ir)`` -> ``("ok",)`` or ``("llvm-error", message)``
-* ``("evaluate", id, pipeline, want_ir, want_asm)`` -> ``("ok", Evaluation)``,
+* ``("evaluate", id, pipeline, want_ir, want_asm, memo)`` -> ``("ok", Evaluation)``,
   ``("missing",)`` when the program is not held, or ``("llvm-error", message)``
 * ``("stepwise", id, elements, use_cache, want_ir, want_asm)`` -> the same
 * ``("lower", ir, want_asm)`` -> ``("ok", Evaluation)`` or ``("llvm-error", message)``
@@ -24,7 +24,7 @@ from typing import Any
 from llm_compiler.toolchain.inprocess import DEFAULT_PREFIX_CACHE_INSTRUCTIONS, InProcessLLVM
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.llvm_c import LLVMError
-from llm_compiler.toolchain.workers import read_message, write_message
+from llm_compiler.toolchain.workers import receive_message, send_message
 
 
 def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -37,8 +37,8 @@ def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:
     if not engine.has_program(request[1]):
         return ("missing",)
     if kind == "evaluate":
-        _, program_id, pipeline, want_ir, want_asm = request
-        return ("ok", engine.evaluate(program_id, pipeline, want_ir=want_ir, want_asm=want_asm))
+        _, program_id, pipeline, want_ir, want_asm, memo = request
+        return ("ok", engine.evaluate(program_id, pipeline, want_ir=want_ir, want_asm=want_asm, memo=memo))
     if kind == "stepwise":
         _, program_id, elements, use_cache, want_ir, want_asm = request
         evaluation = engine.evaluate_stepwise(
@@ -52,14 +52,14 @@ def main(argv: list[str]) -> int:
     toolchain = Toolchain(Path(argv[0]), argv[1])
     bound = int(argv[2]) if len(argv) > 2 else DEFAULT_PREFIX_CACHE_INSTRUCTIONS
     # Keep the protocol on a private descriptor; anything printed to fd 1 goes to stderr.
-    protocol_out = os.fdopen(os.dup(1), "wb")
+    protocol_out = os.dup(1)
     os.dup2(2, 1)
-    requests = sys.stdin.buffer
+    requests = sys.stdin.fileno()
     engine = InProcessLLVM(toolchain, prefix_cache_instructions=bound)
     # On a crash, LLVM's handlers print the stack and the pass that ran: the evidence.
     engine.lib.LLVMEnablePrettyStackTrace()
     while True:
-        request = read_message(requests)
+        request = receive_message(requests)
         if request is None:
             return 0
         try:
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
             response = ("llvm-error", str(error))
         except Exception:
             response = ("internal-error", traceback.format_exc())
-        write_message(protocol_out, response)
+        send_message(protocol_out, response)
 
 
 if __name__ == "__main__":

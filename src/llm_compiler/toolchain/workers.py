@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
 from llm_compiler.toolchain.inprocess import Evaluation
@@ -47,22 +47,41 @@ _HEADER = struct.Struct("<Q")
 _STDERR_TAIL = 8_192
 
 
-def write_message(stream: IO[bytes], message: object) -> None:
+def send_message(fd: int, message: object) -> None:
+    """Writes one message (a length-prefixed pickle) to a raw file descriptor."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
-def read_message(stream: IO[bytes]) -> Any:
-    """Reads one message; None at end of stream."""
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        return None
-    (length,) = _HEADER.unpack(header)
-    data = stream.read(length)
-    if len(data) < length:
-        return None
-    return pickle.loads(data)  # the peer is our own worker process
+def _read_some(fd: int, deadline: float | None) -> bytes:
+    if deadline is not None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            raise TimeoutError
+    return os.read(fd, 1 << 20)
+
+
+def receive_message(fd: int, deadline: float | None = None) -> Any:
+    """Reads one message from a raw file descriptor; None at end of stream.
+
+    Only one message is ever in flight on a worker's pipe (one request, then its
+    answer), so reading in large chunks cannot swallow the start of the next one.
+
+    Raises:
+        TimeoutError: ``deadline`` (a ``time.monotonic()`` value) passed first.
+    """
+    data = b""
+    needed = _HEADER.size
+    while len(data) < needed:
+        chunk = _read_some(fd, deadline)
+        if not chunk:
+            return None
+        data += chunk
+        if needed == _HEADER.size and len(data) >= _HEADER.size:
+            needed += _HEADER.unpack_from(data)[0]
+    return pickle.loads(data[_HEADER.size : needed])  # the peer is our own worker process
 
 
 class _WorkerDied(Exception):
@@ -187,20 +206,11 @@ class WorkerPool:
     # Requests ------------------------------------------------------------------
 
     def _exchange(self, worker: _Worker, request: tuple[Any, ...]) -> Any:
-        stdout = worker.process.stdout
         try:
-            write_message(worker.process.stdin, request)
-        except (BrokenPipeError, OSError) as error:
+            send_message(worker.process.stdin.fileno(), request)
+        except OSError as error:
             raise _WorkerDied from error
-        deadline = time.monotonic() + self.timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select([stdout], [], [], remaining)
-            if ready:
-                break
-        response = read_message(stdout)
+        response = receive_message(worker.process.stdout.fileno(), time.monotonic() + self.timeout)
         if response is None:
             raise _WorkerDied
         return response
@@ -282,7 +292,8 @@ class WorkerPool:
             replay: The equivalent command line, carried by errors.
             stepwise: Top-level elements to run one at a time with the prefix cache
                 (the pipeline is then ignored).
-            use_cache: In stepwise mode, reuse and keep prefix states.
+            use_cache: Reuse work: prefix states (stepwise mode) and measurements of
+                optimized IR measured before (both modes).
             want_ir: Also return the optimized IR text.
             want_asm: Also return the assembly.
 
@@ -297,7 +308,7 @@ class WorkerPool:
         if stepwise is not None:
             request: tuple[Any, ...] = ("stepwise", program_id, stepwise, use_cache, want_ir, want_asm)
         else:
-            request = ("evaluate", program_id, pipeline, want_ir, want_asm)
+            request = ("evaluate", program_id, pipeline, want_ir, want_asm, use_cache)
         response = self._request(program_id, request, lambda: (replay, subject), prepare)
         return self._unwrap(response, replay, subject)
 
