@@ -1,11 +1,10 @@
-"""``llm-compiler tune``: find pass lists that beat -Oz, validated, for each program."""
+"""``llm-compiler tune``: find validated pass lists that beat -Oz, as LLM Compiler's autotuner."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +12,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from llm_compiler.autotune.random_search import TuningResult, geometric_mean_improvement, tune_program
+from llm_compiler.autotune.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from llm_compiler.autotune.export import export_run
+from llm_compiler.autotune.jobs import TuneSettings
+from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.main import frontend_options, make_compiler
 from llm_compiler.corpus.inputs import expand_targets
 from llm_compiler.errors import InvalidInput
-from llm_compiler.passes.pipeline import parse_pipeline
-from llm_compiler.validation.differential import DifferentialChecker
 
 EXAMPLES = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
   llm-compiler tune src/parser.c -I include --budget 500 --out results/
-  llm-compiler tune build/compile_commands.json --jobs 8 --out results/
+  llm-compiler tune build/compile_commands.json --out results/ --resume     # continue a killed run
+  llm-compiler tune corpus/ --dask-local 8 --out results/                   # a Dask LocalCluster
+  llm-compiler tune corpus/ --dask-scheduler tcp://10.0.0.5:8786 --out results/
 """
 
 
@@ -31,12 +34,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "tune",
         parents=[common],
-        help="random search for pass lists smaller than -Oz, validated by running the program",
+        help="autotune: random search, minimization, broadcast, validation",
         description=(
-            "Random search (lists of 1..50 searchable passes) per program; -Oz is always "
-            "evaluated and is the baseline. The best list is only reported when a build with "
-            "it prints the same output as the -O0 build (programs with main()); otherwise -Oz "
-            "is kept."
+            "LLM Compiler's autotuner. Random search (lists of 1..50 searchable passes, -Oz always "
+            "evaluated as the baseline), minimization to a fixed point, broadcast of the most common "
+            "best lists, then validation: a list is only reported when a build with it behaves like "
+            "the -O0 build (programs with main()); otherwise -Oz is kept. Every evaluation is written "
+            "to an SQLite store as it completes; --resume continues a killed run."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -44,120 +48,172 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "targets", nargs="+", metavar="TARGET", help="source/IR files, folders, compile_commands.json"
     )
-    parser.add_argument(
-        "--budget", type=int, default=100, help="pass lists per program, -Oz included (default: 100)"
+    search = parser.add_argument_group("search")
+    search.add_argument(
+        "--budget", type=int, default=100, help="random lists per program, -Oz included (default: 100)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    parser.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="programs tuned at once (default: all cores)"
+    search.add_argument(
+        "--time-budget",
+        type=float,
+        metavar="SECONDS",
+        help="also stop random search after this long per program (not reproducible)",
     )
-    parser.add_argument("--out", metavar="DIR", help="write summary.json and results.jsonl there")
-    parser.add_argument(
-        "--no-validate", action="store_true", help="report the best list without running it (unsafe)"
+    search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
+    search.add_argument(
+        "--try",
+        dest="extra_lists",
+        action="append",
+        default=[],
+        metavar="PIPELINE",
+        help="also evaluate this pass list on every program (repeatable)",
     )
-    parser.set_defaults(run=run)
+    search.add_argument("--no-minimize", action="store_true", help="skip minimization")
+    search.add_argument(
+        "--insertion-search", action="store_true", help="add insertion search to minimization (slow)"
+    )
+    search.add_argument(
+        "--broadcast",
+        type=int,
+        default=100,
+        metavar="K",
+        help="try the K most common best lists on every program (default: 100; 0: off)",
+    )
+    search.add_argument(
+        "--no-validate", action="store_true", help="report best lists without running them (unsafe)"
+    )
+    run = parser.add_argument_group("execution and results")
+    run.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes (default: all cores)"
+    )
+    run.add_argument("--dask-local", type=int, metavar="N", help="run on a Dask LocalCluster of N workers")
+    run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:port)")
+    run.add_argument("--chunk-size", type=int, default=50, help="random candidates per job (default: 50)")
+    run.add_argument(
+        "--out", metavar="DIR", help="write summary.json, tables, objects and the store (tune.sqlite) there"
+    )
+    run.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the SQLite store (default: DIR/tune.sqlite with --out, else temporary)",
+    )
+    run.add_argument("--resume", action="store_true", help="continue the run held in the store")
+    parser.set_defaults(run=run_command)
 
 
-def run(args: argparse.Namespace) -> int:
+class _RichProgress(TuneProgress):
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task: Any = None
+
+    def phase(self, name: str, total: int) -> None:
+        self.task = self.progress.add_task(name, total=total, note="")
+
+    def advance(self, units: int, note: str = "") -> None:
+        self.progress.advance(self.task, units)
+        if note:
+            self.progress.update(self.task, note=note)
+
+
+def _executor(args: argparse.Namespace) -> Executor:
+    if args.dask_scheduler or args.dask_local:
+        return DaskExecutor(args.dask_scheduler, args.dask_local)
+    if args.jobs <= 1:
+        return InlineExecutor()
+    return LocalExecutor(args.jobs)
+
+
+def run_command(args: argparse.Namespace) -> int:
     if args.budget < 1:
         raise InvalidInput(f"--budget must be at least 1 (the -Oz baseline), not {args.budget}.")
     compiler = make_compiler(args)
-    specs = expand_targets(args.targets, frontend_options(args))
-    programs = [spec.load(compiler) for spec in specs]
-    checker = None if args.no_validate else DifferentialChecker(compiler)
-    out = Path(args.out) if args.out else None
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "results.jsonl").write_text("")
-    console = Console(stderr=True)
-    console.print(f"LLVM {compiler.llvm_version}, {compiler.engine_note}", highlight=False, markup=False)
-    results: dict[str, TuningResult] = {}
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
+    settings = TuneSettings(
+        seed=args.seed,
+        budget=args.budget,
+        max_length=args.max_length,
+        chunk_size=max(1, args.chunk_size),
+        time_budget=args.time_budget,
+        minimize=not args.no_minimize,
+        insertion=args.insertion_search,
+        broadcast=args.broadcast,
+        validate=not args.no_validate,
+        llvm_bin=str(compiler.toolchain.bin_dir),
+        timeout=args.timeout,
+        engine=compiler.engine,
+        allow_extra=tuple(args.allow_pass),
+        extra_lists=tuple(str(compiler.passes(text)) for text in args.extra_lists),
     )
-    with Progress(*columns, console=console) as progress:
-        compiles = progress.add_task("compiles", total=len(programs) * args.budget)
-        done = progress.add_task("programs", total=len(programs))
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = {
-                pool.submit(
-                    tune_program,
-                    compiler,
-                    program,
-                    budget=args.budget,
-                    seed=args.seed,
-                    checker=checker,
-                    on_compile=lambda _: progress.advance(compiles),
-                ): program
-                for program in programs
-            }
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.program] = result
-                progress.advance(done)
-                if out:
-                    with (out / "results.jsonl").open("a") as stream:
-                        stream.write(json.dumps(result.to_json()) + "\n")
-    ordered = [results[program.name] for program in programs]
-    _print_report(Console(), ordered, compiler.llvm_version)
-    if out:
-        (out / "summary.json").write_text(
-            json.dumps(summary(ordered, compiler.llvm_version, compiler.engine), indent=2) + "\n"
+    specs = expand_targets(args.targets, frontend_options(args))
+    out = Path(args.out) if args.out else None
+    scratch = None
+    if args.store:
+        store_path = Path(args.store)
+    elif out:
+        store_path = out / "tune.sqlite"
+    else:
+        scratch = tempfile.TemporaryDirectory(prefix="llm-compiler-tune-")
+        store_path = Path(scratch.name) / "tune.sqlite"
+    store = Store(store_path)
+    console = Console(stderr=True)
+    try:
+        store.check_meta({**settings.identity(), "llvm_version": compiler.llvm_version}, resume=args.resume)
+        executor = _executor(args)
+        console.print(
+            f"LLVM {compiler.llvm_version}, {compiler.engine_note}; jobs on {executor.description}; "
+            f"store {store_path}" + (" (temporary; use --out to keep it)" if scratch else ""),
+            highlight=False,
+            markup=False,
         )
-        console.print(f"wrote {out / 'summary.json'} and {out / 'results.jsonl'}", highlight=False)
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[note]}"),
+        )
+        try:
+            with Progress(*columns, console=console) as progress:
+                tuner = Tuner(settings, store, executor, compiler, _RichProgress(progress))
+                report = tuner.run(specs)
+        finally:
+            executor.close()
+        _print_report(Console(), report)
+        if out:
+            written = export_run(out, report, store, compiler, tuner.programs)
+            console.print("wrote " + ", ".join(str(path) for path in written), highlight=False, markup=False)
+    finally:
+        store.close()
+        if scratch is not None:
+            scratch.cleanup()
     return 0
 
 
-def summary(results: list[TuningResult], llvm_version: str, engine: str) -> dict[str, Any]:
-    """The summary.json document of a tuning run."""
-    return {
-        "llvm_version": llvm_version,
-        "engine": engine,
-        "geomean_improvement_vs_oz": geometric_mean_improvement(results),
-        "programs": [
-            {
-                "program": r.program,
-                "program_id": r.program_id,
-                "oz_size": r.oz.binary_size,
-                "best_size": r.best.binary_size,
-                "best_pipeline": r.best_pipeline,
-                "compiles": r.compiles,
-                "validation": r.validation,
-            }
-            for r in results
-        ],
-    }
-
-
-def _print_report(console: Console, results: list[TuningResult], llvm_version: str) -> None:
-    table = Table(title=f"Tuning results (LLVM {llvm_version}; binary = .text + .data bytes)")
+def _print_report(console: Console, report: TuneReport) -> None:
+    table = Table(title=f"Tuning results (LLVM {report.llvm_version}; binary = .text + .data bytes)")
     table.add_column("program", overflow="fold")
     for column in ("-Oz", "best", "smaller than -Oz", "passes"):
         table.add_column(column, justify="right")
-    table.add_column("validation", overflow="fold")
-    lengths = []
-    for r in results:
-        improved = r.best.binary_size < r.oz.binary_size
-        length = len(parse_pipeline(r.best_pipeline))
-        if improved:
-            lengths.append(length)
+    table.add_column("best pass list / validation", overflow="fold")
+    for result in report.programs:
+        if not result.ok:
+            table.add_row(result.program, "-", "-", "-", "-", f"{result.status}: {result.detail}")
+            continue
         table.add_row(
-            r.program,
-            str(r.oz.binary_size),
-            str(r.best.binary_size),
-            f"{r.improvement_vs_oz:+.1%}",
-            str(length) if improved else "-Oz",
-            r.validation,
+            result.program,
+            str(result.oz_size),
+            str(result.best_size),
+            f"{result.improvement_vs_oz:+.1%}",
+            str(result.length),
+            f"{result.best_pipeline}\n{result.validation}",
         )
     console.print(table, markup=False)
-    mean_length = sum(lengths) / len(lengths) if lengths else 0.0
+    failed = len(report.programs) - len(report.tuned)
     console.print(
-        f"geomean binary-size reduction vs -Oz: {geometric_mean_improvement(results):.2%}; "
-        f"programs improved: {len(lengths)}/{len(results)}; mean length of improving lists: "
-        f"{mean_length:.1f} passes (random search, not minimized). The full pass lists are in "
-        "summary.json with --out.",
+        f"geomean binary-size reduction vs -Oz: {report.geomean_improvement:.2%}; programs improved: "
+        f"{report.improved_fraction:.0%} of {len(report.tuned)}"
+        + (f" ({failed} could not be tuned)" if failed else "")
+        + f"; mean minimized list length: {report.mean_minimized_length:.2f} passes (LLM Compiler: 3.84); "
+        f"distinct best lists: {report.distinct_before_broadcast} before broadcast, "
+        f"{report.distinct_after_broadcast} after",
         highlight=False,
     )

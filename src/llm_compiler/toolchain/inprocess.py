@@ -70,6 +70,14 @@ class Evaluation:
     cached_steps: int = 0
     #: Seconds LLVM spent running passes and generating the object: the work itself.
     llvm_seconds: float = 0.0
+    #: Hash of the optimized IR text (see :func:`ir_hash`).
+    ir_hash: str = ""
+
+
+def ir_hash(text: str | bytes) -> str:
+    """The hash that identifies an optimized IR text (BLAKE2b, 20 bytes, hex)."""
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 class _ProgramState:
@@ -122,7 +130,7 @@ class InProcessLLVM:
         self._options = self.lib.LLVMCreatePassBuilderOptions()
         self._llvm_seconds = 0.0
         # Same optimized IR text, same object: (text, data, bss) by the text's hash.
-        self._measured: OrderedDict[bytes, tuple[int, int, int]] = OrderedDict()
+        self._measured: OrderedDict[str, tuple[int, int, int]] = OrderedDict()
 
     # Modules -------------------------------------------------------------------
 
@@ -253,7 +261,7 @@ class InProcessLLVM:
         """
         count = self.count_instructions(module)
         text = self.print_module(module)
-        key = hashlib.blake2b(text.encode(), digest_size=20).digest()
+        key = ir_hash(text)
         sizes = self._measured.get(key) if memo else None
         if sizes is None:
             size = berkeley_size(self._lower_text(text.encode(), "obj"))
@@ -268,7 +276,7 @@ class InProcessLLVM:
         if want_asm:
             assembly = self._lower_text(text.encode(), "asm").decode("utf-8", errors="replace")
         seconds, self._llvm_seconds = self._llvm_seconds, 0.0
-        return Evaluation(*sizes, count, text if want_ir else None, assembly, cached_steps, seconds)
+        return Evaluation(*sizes, count, text if want_ir else None, assembly, cached_steps, seconds, key)
 
     def evaluate(
         self,

@@ -29,7 +29,7 @@ import hashlib
 import logging
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.searchable import PassSet, load_pass_set
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
-from llm_compiler.toolchain.inprocess import Evaluation
+from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
 from llm_compiler.toolchain.ir import count_instructions
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.llvm_c import load_library
@@ -89,6 +89,8 @@ class Measurement:
         data: Berkeley data (initialized writable data) in bytes.
         ir_instructions: Instructions in the IR's function bodies.
         llvm_version: The LLVM that produced it.
+        ir_hash: Hash of the optimized IR text (lists with the same output share it);
+            not part of equality, as engines may print unoptimized IR differently.
     """
 
     pipeline: str | None
@@ -97,6 +99,7 @@ class Measurement:
     data: int
     ir_instructions: int
     llvm_version: str
+    ir_hash: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.binary_size != self.text + self.data:
@@ -301,6 +304,7 @@ class Compiler:
             data=evaluation.data,
             ir_instructions=evaluation.ir_instructions,
             llvm_version=self.llvm_version,
+            ir_hash=evaluation.ir_hash,
         )
 
     def lower(self, ir: str, *, filetype: str = "obj", name: str = "<ir>") -> bytes:
@@ -330,6 +334,7 @@ class Compiler:
             data=size.data,
             ir_instructions=count_instructions(ir),
             llvm_version=self.llvm_version,
+            ir_hash=ir_hash(ir),
         )
 
     def measure(self, program: Program, passes: PassList | None = None) -> Measurement:

@@ -1,0 +1,293 @@
+"""The units of work of a tuning run, run on a local process pool or a Dask cluster.
+
+Each job is a plain function of picklable values (settings, a program, the program's
+evaluations already stored) that returns what it evaluated. It never touches the
+store: the driving process writes results as jobs complete, so jobs run the same in
+a local process, a pool worker or a Dask worker on another machine. A job knows what
+was evaluated before (``known``) and never evaluates a pair twice, which is what
+makes a resumed run finish with the same results as an uninterrupted one.
+
+Jobs, in the order a run uses them:
+
+* :func:`random_chunk_job`: candidates ``start..stop`` of a program's random search
+  (candidate 0 is ``default<Oz>``, the baseline; each candidate is a function of the
+  seed, the program id and its index only);
+* :func:`minimize_job`: minimization of the best list to a fixed point, stepwise with
+  prefix states, then confirmed with whole-pipeline measurements;
+* :func:`broadcast_job`: the most common best lists tried on one program;
+* :func:`validate_job`: the best lists checked, best first, until one passes.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_compiler.autotune.minimize import eliminate_redundant, minimize
+from llm_compiler.autotune.random_search import random_pass_list
+from llm_compiler.autotune.store import EvaluationRow
+from llm_compiler.errors import CommandFailed, CompileTimeout
+from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
+from llm_compiler.toolchain.llvm import find_toolchain
+from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
+from llm_compiler.validation.differential import DifferentialChecker
+from llm_compiler.validation.outcomes import Outcome
+
+Known = dict[tuple[str, str], EvaluationRow]
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """What a tuning run does; the same settings and seed give the same results.
+
+    Attributes:
+        seed: Seed of the random search.
+        budget: Pass lists evaluated per program by random search, -Oz included.
+        max_length: Longest random list (the paper: 50).
+        chunk_size: Random candidates per job (the unit of resumption).
+        time_budget: Optional wall-clock seconds per program for random search (makes
+            results depend on the machine's speed).
+        minimize: Minimize the best lists to a fixed point.
+        insertion: Include insertion search in minimization (about 130 evaluations
+            per position).
+        broadcast: How many of the most common best lists to try on every program.
+        validate: Check the best lists by running the program before reporting them.
+        llvm_bin: LLVM bin directory (None: found as usual).
+        timeout: Seconds per compiler process.
+        engine: ``auto``, ``inprocess`` or ``subprocess``.
+        allow_extra: Passes allowed beyond the searchable set.
+        extra_lists: Pass lists evaluated on every program besides the random ones
+            (known good lists, a build's current flags...).
+    """
+
+    seed: int = 0
+    budget: int = 100
+    max_length: int = 50
+    chunk_size: int = 50
+    time_budget: float | None = None
+    minimize: bool = True
+    insertion: bool = False
+    broadcast: int = 100
+    validate: bool = True
+    llvm_bin: str | None = None
+    timeout: float = 120.0
+    engine: str = "auto"
+    allow_extra: tuple[str, ...] = ()
+    extra_lists: tuple[str, ...] = ()
+
+    def identity(self) -> dict[str, Any]:
+        """The settings a resumed run must share with the original."""
+        return {
+            "seed": self.seed,
+            "budget": self.budget,
+            "max_length": self.max_length,
+            "chunk_size": self.chunk_size,
+            "minimize": self.minimize,
+            "insertion": self.insertion,
+            "broadcast": self.broadcast,
+            "validate": self.validate,
+            "allow_extra": list(self.allow_extra),
+            "extra_lists": list(self.extra_lists),
+        }
+
+
+@dataclass
+class JobOutput:
+    """What a job evaluated and decided."""
+
+    program_id: str
+    rows: list[EvaluationRow] = field(default_factory=list)
+    pipeline: str = ""
+    size: int = 0
+    detail: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_COMPILERS: dict[tuple[Any, ...], Compiler] = {}
+
+
+def compiler_for(settings: TuneSettings) -> Compiler:
+    """The compiler of this process for ``settings`` (made once per process)."""
+    key = (settings.llvm_bin, settings.timeout, settings.engine, settings.allow_extra)
+    if key not in _COMPILERS:
+        _COMPILERS[key] = Compiler(
+            find_toolchain(settings.llvm_bin),
+            timeout=settings.timeout,
+            allow_extra=settings.allow_extra,
+            engine=settings.engine,
+            workers=1,
+        )
+    return _COMPILERS[key]
+
+
+class JobEvaluator:
+    """Measures pass lists for one program, reusing and recording evaluations."""
+
+    def __init__(self, compiler: Compiler, program: Program, known: Known, phase: str) -> None:
+        self.compiler = compiler
+        self.program = program
+        self.known = dict(known)
+        self.phase = phase
+        self.new: list[EvaluationRow] = []
+
+    def evaluate(self, passes: PassList | None, mode: str = "exact") -> EvaluationRow:
+        pipeline = passes.pipeline if passes is not None else ""
+        key = (pipeline, mode)
+        if key in self.known:
+            return self.known[key]
+        started = time.monotonic()
+        try:
+            if mode == "stepwise" and passes is not None:
+                measurement = self.compiler.measure_stepwise(self.program, passes)
+            else:
+                measurement = self.compiler.measure(self.program, passes)
+        except CompileTimeout as error:
+            row = self._failure(pipeline, mode, "timeout", str(error), started)
+        except CommandFailed as error:
+            row = self._failure(pipeline, mode, "compile-fail", str(error), started)
+        else:
+            row = EvaluationRow(
+                self.program.id, pipeline, mode, "ok", measurement.binary_size, measurement.text,
+                measurement.data, measurement.ir_instructions, measurement.ir_hash,
+                time.monotonic() - started, "", self.phase,
+            )  # fmt: skip
+        self.known[key] = row
+        self.new.append(row)
+        return row
+
+    def _failure(self, pipeline: str, mode: str, outcome: str, detail: str, started: float) -> EvaluationRow:
+        return EvaluationRow(
+            self.program.id, pipeline, mode, outcome, seconds=time.monotonic() - started,
+            detail=detail[:2000], phase=self.phase,
+        )  # fmt: skip
+
+    def cost(self, mode: str) -> Any:
+        """A cost function over lists of pipeline elements for the minimizers."""
+
+        def cost(nodes: Sequence[PassNode]) -> float:
+            return self.evaluate(PassList(nodes) if nodes else None, mode).size
+
+        return cost
+
+
+def candidate(settings: TuneSettings, compiler: Compiler, program_id: str, index: int) -> PassList:
+    """Random-search candidate ``index`` of a program: ``default<Oz>`` for 0."""
+    if index == 0:
+        return compiler.passes(OZ_PIPELINE)
+    rng = random.Random(f"{settings.seed}:{program_id}:{index}")
+    return random_pass_list(rng, compiler.pass_set, settings.max_length)
+
+
+def random_chunk_job(
+    settings: TuneSettings, program: Program, start: int, stop: int, known: Known
+) -> JobOutput:
+    """Evaluates random-search candidates ``start..stop-1`` (and the unoptimized input)."""
+    compiler = compiler_for(settings)
+    evaluator = JobEvaluator(compiler, program, known, "random")
+    if start == 0:
+        evaluator.evaluate(None)
+        for pipeline in settings.extra_lists:
+            evaluator.evaluate(compiler.passes(pipeline))
+    deadline = None
+    if settings.time_budget is not None:
+        deadline = time.monotonic() + settings.time_budget * (stop - start) / settings.budget
+    for index in range(start, stop):
+        if deadline is not None and index > 0 and time.monotonic() > deadline:
+            break
+        evaluator.evaluate(candidate(settings, compiler, program.id, index))
+    return JobOutput(program.id, evaluator.new)
+
+
+def best_row(rows: Sequence[EvaluationRow]) -> EvaluationRow | None:
+    """The smallest successful exact evaluation; ties go to the shorter pipeline text."""
+    ok = [r for r in rows if r.ok and r.mode == "exact" and r.pipeline]
+    return min(ok, key=lambda r: (r.size, len(r.pipeline), r.pipeline)) if ok else None
+
+
+def _exact_minimum(evaluator: JobEvaluator, pipeline: str) -> tuple[list[PassNode], float]:
+    nodes = list(parse_pipeline(pipeline))
+    return eliminate_redundant(nodes, evaluator.cost("exact"))
+
+
+def minimize_job(settings: TuneSettings, program: Program, pipeline: str, known: Known) -> JobOutput:
+    """Minimizes ``pipeline`` on ``program`` to a fixed point.
+
+    The search runs stepwise (prefix states make candidates that share a prefix
+    cheap); the result is then confirmed with whole-pipeline measurements, so that
+    removing any single pass from the returned list makes the program larger.
+    """
+    compiler = compiler_for(settings)
+    evaluator = JobEvaluator(compiler, program, known, "minimize")
+    start = evaluator.evaluate(compiler.passes(pipeline))
+    vocabulary = [member[0] for member in compiler.pass_set.member_lists] if settings.insertion else []
+    reduced, _ = minimize(list(parse_pipeline(pipeline)), evaluator.cost("stepwise"), vocabulary=vocabulary)
+    confirmed, size = eliminate_redundant(reduced, evaluator.cost("exact")) if reduced else ([], float("inf"))
+    if not confirmed or size > start.size:
+        # Stepwise and whole-pipeline results disagreed; minimize exactly instead.
+        confirmed, size = _exact_minimum(evaluator, pipeline)
+    final = str(PassList(confirmed)) if confirmed else pipeline
+    final_row = evaluator.evaluate(compiler.passes(final))
+    return JobOutput(program.id, evaluator.new, final, int(final_row.size), extra={"length": len(confirmed)})
+
+
+def broadcast_job(
+    settings: TuneSettings, program: Program, current: str, lists: Sequence[str], known: Known
+) -> JobOutput:
+    """Tries the most common best lists on ``program``; keeps (and minimizes) an improvement."""
+    compiler = compiler_for(settings)
+    evaluator = JobEvaluator(compiler, program, known, "broadcast")
+    best = evaluator.evaluate(compiler.passes(current))
+    for pipeline in lists:
+        row = evaluator.evaluate(compiler.passes(pipeline))
+        if row.size < best.size or (row.size == best.size and len(pipeline) < len(best.pipeline)):
+            best = row
+    chosen = best.pipeline
+    if chosen != current:
+        nodes, _ = _exact_minimum(evaluator, chosen)
+        if nodes:
+            chosen = str(PassList(nodes))
+    row = evaluator.evaluate(compiler.passes(chosen))
+    return JobOutput(program.id, evaluator.new, chosen, int(row.size))
+
+
+#: Candidates tried by validation before the baseline is kept.
+MAX_VALIDATION_ATTEMPTS = 5
+
+
+def validate_job(
+    settings: TuneSettings, program: Program, ranked: Sequence[tuple[str, int]], oz: int
+) -> JobOutput:
+    """Checks the best lists (smaller than -Oz, best first); the first that passes wins.
+
+    Returns -Oz when no list beats it, when every checked list fails, or when the
+    program cannot be checked (validation is then reported as such).
+    """
+    compiler = compiler_for(settings)
+    output = JobOutput(program.id, pipeline=OZ_PIPELINE, size=oz)
+    better = [(pipeline, size) for pipeline, size in ranked if size < oz][:MAX_VALIDATION_ATTEMPTS]
+    if not better:
+        output.detail = "nothing beat -Oz; -Oz kept"
+        return output
+    if not settings.validate:
+        output.pipeline, output.size = better[0]
+        output.detail = "unchecked: validation was turned off"
+        return output
+    checker = DifferentialChecker(compiler)
+    rejected = []
+    for pipeline, size in better:
+        result = checker.check(program, compiler.passes(pipeline))
+        if result.outcome is Outcome.PASS:
+            output.pipeline, output.size = pipeline, size
+            output.detail = "passed: same output and exit status as the -O0 build"
+            break
+        if result.outcome is Outcome.UNSUPPORTED:
+            output.detail = f"could not be checked ({result.detail}); -Oz kept"
+            break
+        rejected.append({"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.detail[:500]})
+    else:
+        output.detail = f"the {len(rejected)} best lists failed validation; -Oz kept"
+    output.extra["rejected"] = rejected
+    return output

@@ -1,0 +1,255 @@
+"""The results store of a tuning run: SQLite in WAL mode, written as work completes.
+
+Every evaluation is a row keyed by (program, pass list, mode, LLVM version), so nothing
+is compiled twice for the same pair, and a run killed at any point (``kill -9``)
+resumes from what was committed. Measurements are shared: evaluations whose optimized
+IR is the same text point at one row of ``measurements``, keyed by the hash of that
+text.
+
+Tables:
+
+* ``meta``: the run's settings (seed, budget, LLVM version...) for ``--resume`` checks;
+* ``programs``: id, name, source and load status (a file that does not compile is
+  recorded with the reason);
+* ``measurements``: output-IR hash -> binary size, text, data, IR instructions;
+* ``evaluations``: program, pipeline, mode (``exact`` or ``stepwise``), LLVM version,
+  outcome (``ok``, ``compile-fail``, ``timeout``), output hash, seconds, detail, phase;
+* ``jobs``: the units of work completed (a random-search chunk, a program's
+  minimization...), so a resumed run skips them;
+* ``results``: per program and phase, the chosen pipeline and its size, and the final
+  validated choice with the validation verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_compiler.errors import InvalidInput
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS programs (
+    program_id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT, status TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS measurements (
+    output_hash TEXT PRIMARY KEY, binary_size INTEGER NOT NULL, text INTEGER NOT NULL,
+    data INTEGER NOT NULL, ir_instructions INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS evaluations (
+    program_id TEXT NOT NULL, pipeline TEXT NOT NULL, mode TEXT NOT NULL,
+    llvm_version TEXT NOT NULL, outcome TEXT NOT NULL, output_hash TEXT,
+    seconds REAL NOT NULL, detail TEXT NOT NULL DEFAULT '', phase TEXT NOT NULL,
+    PRIMARY KEY (program_id, pipeline, mode, llvm_version)
+);
+CREATE TABLE IF NOT EXISTS jobs (job TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS results (
+    program_id TEXT NOT NULL, phase TEXT NOT NULL, pipeline TEXT NOT NULL,
+    binary_size INTEGER NOT NULL, detail TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (program_id, phase)
+);
+"""
+
+
+@dataclass(frozen=True)
+class EvaluationRow:
+    """One evaluation of a pass list on a program.
+
+    Attributes:
+        program_id: The program's stable id.
+        pipeline: The ``opt -passes=`` text ("" for the unoptimized program).
+        mode: ``"exact"`` (the whole pipeline, as ``opt`` runs it) or ``"stepwise"``.
+        outcome: ``"ok"``, ``"compile-fail"`` or ``"timeout"``.
+        binary_size: text + data, when ok.
+        text: Berkeley text, when ok.
+        data: Berkeley data, when ok.
+        ir_instructions: Instruction count of the optimized IR, when ok.
+        output_hash: Hash of the optimized IR text, when ok.
+        seconds: Wall time of the evaluation.
+        detail: The error, for failures.
+        phase: The search phase that asked for it (``random``, ``minimize``...).
+    """
+
+    program_id: str
+    pipeline: str
+    mode: str
+    outcome: str
+    binary_size: int | None = None
+    text: int | None = None
+    data: int | None = None
+    ir_instructions: int | None = None
+    output_hash: str | None = None
+    seconds: float = 0.0
+    detail: str = ""
+    phase: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
+    @property
+    def size(self) -> float:
+        """The binary size, or infinity for a failed evaluation (a cost)."""
+        return float(self.binary_size) if self.ok and self.binary_size is not None else float("inf")
+
+
+class Store:
+    """A tuning run's SQLite database (one writer: the process driving the run).
+
+    Args:
+        path: The database file; created with its tables if missing.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # Settings ----------------------------------------------------------------------
+
+    def check_meta(self, settings: dict[str, Any], *, resume: bool) -> None:
+        """Records the run's settings, or checks them against a run being resumed.
+
+        Raises:
+            InvalidInput: The store holds a run and ``resume`` is false, or its settings
+                differ from ``settings``.
+        """
+        stored = {key: json.loads(value) for key, value in self.db.execute("SELECT key, value FROM meta")}
+        if stored and not resume:
+            raise InvalidInput(
+                f"{self.path} already holds a tuning run. Continue it with --resume, or choose "
+                "another --store (or --out) for a new run."
+            )
+        if stored:
+            differing = {k: (stored.get(k), v) for k, v in settings.items() if stored.get(k) != v}
+            if differing:
+                shown = ", ".join(f"{k}: stored {a!r}, now {b!r}" for k, (a, b) in differing.items())
+                raise InvalidInput(f"Cannot resume {self.path} with other settings ({shown}).")
+            return
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in settings.items()]
+            )
+
+    # Programs ----------------------------------------------------------------------
+
+    def add_program(
+        self, program_id: str, name: str, source: str | None, status: str, detail: str = ""
+    ) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO programs VALUES (?, ?, ?, ?, ?)",
+                (program_id, name, source, status, detail),
+            )
+
+    def programs(self) -> list[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT program_id, name, source, status, detail FROM programs ORDER BY name"
+        )
+        return [
+            dict(zip(("program_id", "name", "source", "status", "detail"), row, strict=True))
+            for row in cursor
+        ]
+
+    # Evaluations --------------------------------------------------------------------
+
+    def record(self, rows: Iterable[EvaluationRow], llvm_version: str, job: str | None = None) -> None:
+        """Writes evaluations (ignoring ones already stored) and marks ``job`` done, atomically."""
+        with self.db:
+            for row in rows:
+                if row.ok and row.output_hash is not None:
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO measurements VALUES (?, ?, ?, ?, ?)",
+                        (row.output_hash, row.binary_size, row.text, row.data, row.ir_instructions),
+                    )
+                self.db.execute(
+                    "INSERT OR IGNORE INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        row.program_id,
+                        row.pipeline,
+                        row.mode,
+                        llvm_version,
+                        row.outcome,
+                        row.output_hash,
+                        row.seconds,
+                        row.detail,
+                        row.phase,
+                    ),
+                )
+            if job is not None:
+                self.db.execute("INSERT OR IGNORE INTO jobs VALUES (?)", (job,))
+
+    def evaluations(self, program_id: str, llvm_version: str) -> dict[tuple[str, str], EvaluationRow]:
+        """All stored evaluations of a program, keyed by (pipeline, mode)."""
+        cursor = self.db.execute(
+            """SELECT e.pipeline, e.mode, e.outcome, m.binary_size, m.text, m.data, m.ir_instructions,
+                      e.output_hash, e.seconds, e.detail, e.phase
+               FROM evaluations e LEFT JOIN measurements m ON e.output_hash = m.output_hash
+               WHERE e.program_id = ? AND e.llvm_version = ?""",
+            (program_id, llvm_version),
+        )
+        rows = {}
+        for pipeline, mode, outcome, size, text, data, count, digest, seconds, detail, phase in cursor:
+            rows[(pipeline, mode)] = EvaluationRow(
+                program_id, pipeline, mode, outcome, size, text, data, count, digest, seconds, detail, phase
+            )
+        return rows
+
+    def iter_evaluations(self) -> Iterator[dict[str, Any]]:
+        """Every evaluation joined with its measurement, for export."""
+        cursor = self.db.execute(
+            """SELECT e.program_id, p.name, e.pipeline, e.mode, e.llvm_version, e.outcome,
+                      m.binary_size, m.text, m.data, m.ir_instructions, e.output_hash,
+                      e.seconds, e.detail, e.phase
+               FROM evaluations e LEFT JOIN measurements m ON e.output_hash = m.output_hash
+               LEFT JOIN programs p ON p.program_id = e.program_id
+               ORDER BY p.name, e.phase, e.pipeline, e.mode"""
+        )
+        names = (
+            "program_id", "program", "pipeline", "mode", "llvm_version", "outcome", "binary_size",
+            "text", "data", "ir_instructions", "output_hash", "seconds", "detail", "phase",
+        )  # fmt: skip
+        for row in cursor:
+            yield dict(zip(names, row, strict=True))
+
+    def duplicate_evaluations(self) -> int:
+        """How many (program, pipeline, mode, version) keys occur more than once (always 0)."""
+        (count,) = self.db.execute(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM evaluations "
+            "GROUP BY program_id, pipeline, mode, llvm_version HAVING COUNT(*) > 1)"
+        ).fetchone()
+        return int(count)
+
+    # Jobs and results ------------------------------------------------------------------
+
+    def job_done(self, job: str) -> bool:
+        return self.db.execute("SELECT 1 FROM jobs WHERE job = ?", (job,)).fetchone() is not None
+
+    def set_result(self, program_id: str, phase: str, pipeline: str, size: int, detail: str = "") -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
+                (program_id, phase, pipeline, size, detail),
+            )
+
+    def result(self, program_id: str, phase: str) -> tuple[str, int, str] | None:
+        row = self.db.execute(
+            "SELECT pipeline, binary_size, detail FROM results WHERE program_id = ? AND phase = ?",
+            (program_id, phase),
+        ).fetchone()
+        return None if row is None else (row[0], int(row[1]), row[2])
+
+
+def row_to_json(row: EvaluationRow) -> dict[str, Any]:
+    return asdict(row)

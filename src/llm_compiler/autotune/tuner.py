@@ -1,0 +1,423 @@
+"""The autotuner: random search, minimization, broadcast and validation over many programs.
+
+A :class:`Tuner` drives a run in phases, each a set of independent jobs
+(:mod:`llm_compiler.autotune.jobs`) handed to an executor (this process, a local
+pool, or Dask), and writes every job's evaluations to the store as it completes:
+
+1. **random** - per program, ``budget`` candidates in chunks (-Oz is candidate 0);
+2. **minimize** - the best list of each program that beats -Oz, to a fixed point;
+3. **broadcast** - the K most common best lists tried on every program;
+4. **validate** - the best lists checked, best first; -Oz is kept when none passes.
+
+A killed run resumes from the store (jobs already done are skipped, evaluations
+already made are not made again) and ends with the same results. Programs that do
+not compile are recorded with the reason and left out; the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llm_compiler.autotune.executors import Executor, Job
+from llm_compiler.autotune.jobs import (
+    JobOutput,
+    TuneSettings,
+    best_row,
+    broadcast_job,
+    minimize_job,
+    random_chunk_job,
+    validate_job,
+)
+from llm_compiler.autotune.random_search import geometric_mean_improvement
+from llm_compiler.autotune.store import EvaluationRow, Store
+from llm_compiler.corpus.inputs import ProgramSpec
+from llm_compiler.errors import LlmCompilerError
+from llm_compiler.passes.pipeline import parse_pipeline
+from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
+
+PHASES = ("random", "minimize", "broadcast", "validate")
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """The replayable outcome of tuning one program.
+
+    ``best_pipeline`` is the exact ``opt -passes=`` text; ``best_size`` is what
+    ``opt -passes=<best_pipeline> | llc -filetype=obj`` gives with ``llvm_version``.
+    """
+
+    program: str
+    program_id: str
+    llvm_version: str
+    status: str
+    detail: str = ""
+    unoptimized_size: int = 0
+    oz_size: int = 0
+    random_size: int = 0
+    minimized_size: int = 0
+    broadcast_size: int = 0
+    best_size: int = 0
+    best_pipeline: str = OZ_PIPELINE
+    compiles: int = 0
+    failures: int = 0
+    validation: str = ""
+    rejected: tuple[dict[str, str], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def improved(self) -> bool:
+        return self.ok and self.best_size < self.oz_size
+
+    @property
+    def improvement_vs_oz(self) -> float:
+        """Fractional binary-size reduction relative to -Oz (0.05 = 5% smaller)."""
+        return 1.0 - self.best_size / self.oz_size if self.ok and self.oz_size else 0.0
+
+    @property
+    def length(self) -> int:
+        """Passes in the best list (top-level elements)."""
+        return len(parse_pipeline(self.best_pipeline))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "program": self.program,
+            "program_id": self.program_id,
+            "llvm_version": self.llvm_version,
+            "status": self.status,
+            "detail": self.detail,
+            "unoptimized_size": self.unoptimized_size,
+            "oz_size": self.oz_size,
+            "random_search_size": self.random_size,
+            "minimized_size": self.minimized_size,
+            "broadcast_size": self.broadcast_size,
+            "best_size": self.best_size,
+            "best_pipeline": self.best_pipeline,
+            "improvement_vs_oz": self.improvement_vs_oz,
+            "compiles": self.compiles,
+            "failures": self.failures,
+            "validation": self.validation,
+            "rejected": list(self.rejected),
+        }
+
+
+@dataclass
+class TuneReport:
+    """A run's results and the paper's summary figures."""
+
+    llvm_version: str
+    engine: str
+    programs: list[ProgramResult]
+    distinct_before_broadcast: int = 0
+    distinct_after_broadcast: int = 0
+    minimized_lengths: list[int] = field(default_factory=list)
+
+    @property
+    def tuned(self) -> list[ProgramResult]:
+        return [p for p in self.programs if p.ok]
+
+    @property
+    def geomean_improvement(self) -> float:
+        return geometric_mean_improvement([(p.oz_size, p.best_size) for p in self.tuned])
+
+    @property
+    def improved_fraction(self) -> float:
+        return sum(p.improved for p in self.tuned) / len(self.tuned) if self.tuned else 0.0
+
+    @property
+    def mean_minimized_length(self) -> float:
+        lengths = self.minimized_lengths
+        return sum(lengths) / len(lengths) if lengths else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The ``summary.json`` document."""
+        return {
+            "llvm_version": self.llvm_version,
+            "engine": self.engine,
+            "geomean_improvement_vs_oz": self.geomean_improvement,
+            "programs_improved": self.improved_fraction,
+            "mean_minimized_length": self.mean_minimized_length,
+            "distinct_best_lists_before_broadcast": self.distinct_before_broadcast,
+            "distinct_best_lists_after_broadcast": self.distinct_after_broadcast,
+            "programs": [
+                {
+                    "program": p.program,
+                    "program_id": p.program_id,
+                    "status": p.status,
+                    "oz_size": p.oz_size,
+                    "best_size": p.best_size,
+                    "best_pipeline": p.best_pipeline,
+                    "compiles": p.compiles,
+                    "validation": p.validation if p.ok else p.detail,
+                }
+                for p in self.programs
+            ],
+        }
+
+
+class TuneProgress:
+    """Hooks the tuner calls as it goes (the CLI shows them with rich)."""
+
+    def phase(self, name: str, total: int) -> None:
+        """A phase starts with ``total`` units of work (compiles or programs)."""
+
+    def advance(self, units: int, note: str = "") -> None:
+        """``units`` more units are done; ``note`` says how the run stands."""
+
+
+class Tuner:
+    """Drives a tuning run over programs with a store and an executor.
+
+    Args:
+        settings: What to do (seed, budget, phases...).
+        store: Where evaluations and results are written.
+        executor: Where jobs run.
+        compiler: This process's compiler, for loading programs and final objects.
+        progress: Progress hooks.
+    """
+
+    def __init__(
+        self,
+        settings: TuneSettings,
+        store: Store,
+        executor: Executor,
+        compiler: Compiler,
+        progress: TuneProgress | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.executor = executor
+        self.compiler = compiler
+        self.progress = progress or TuneProgress()
+        self.llvm_version = compiler.llvm_version
+        self.programs: list[Program] = []
+        self._oz_sizes: dict[str, int] = {}
+        self._best_sizes: dict[str, int] = {}
+
+    # Loading -----------------------------------------------------------------------
+
+    def load(self, specs: Sequence[ProgramSpec]) -> list[Program]:
+        """Compiles the targets; those that fail are recorded and left out."""
+        programs = []
+        for spec in specs:
+            try:
+                program = spec.load(self.compiler)
+            except LlmCompilerError as error:
+                failed_id = "load:" + hashlib.sha256(str(spec.path).encode()).hexdigest()[:12]
+                self.store.add_program(failed_id, str(spec.path), str(spec.path), "load-failed", str(error))
+                continue
+            self.store.add_program(program.id, program.name, program.source, "ok")
+            programs.append(program)
+        return programs
+
+    # Phases ---------------------------------------------------------------------------
+
+    def _run_jobs(
+        self, phase: str, jobs: list[tuple[str, Job, int]], on_done: Callable[[JobOutput], None]
+    ) -> None:
+        """Runs jobs (name, job, units) not done yet; records each as it completes."""
+        pending = [(name, job, units) for name, job, units in jobs if not self.store.job_done(name)]
+        self.progress.phase(phase, sum(units for _, _, units in jobs))
+        self.progress.advance(sum(units for _, _, units in jobs) - sum(units for _, _, units in pending))
+        if not pending:
+            return
+        tagged: list[Job] = [(_tagged, (name, job)) for name, job, _ in pending]
+        units_of = {name: units for name, _, units in pending}
+        for name, output in self.executor.run(tagged):
+            self.store.record(output.rows, self.llvm_version, job=name)
+            self._follow(output.rows)
+            on_done(output)
+            self.progress.advance(units_of[name], self._note())
+
+    def _known(self, program: Program) -> dict[tuple[str, str], EvaluationRow]:
+        return self.store.evaluations(program.id, self.llvm_version)
+
+    def _follow(self, rows: Sequence[EvaluationRow]) -> None:
+        for row in rows:
+            if row.ok and row.mode == "exact" and row.pipeline:
+                if row.pipeline == OZ_PIPELINE:
+                    self._oz_sizes[row.program_id] = int(row.size)
+                best = self._best_sizes.get(row.program_id)
+                self._best_sizes[row.program_id] = int(row.size) if best is None else min(best, int(row.size))
+
+    def _note(self) -> str:
+        pairs = [(oz, min(oz, self._best_sizes[p])) for p, oz in self._oz_sizes.items()]
+        return f"best so far vs -Oz: {geometric_mean_improvement(pairs):.2%}" if pairs else ""
+
+    def run(self, specs: Sequence[ProgramSpec]) -> TuneReport:
+        """Tunes every target and returns the report."""
+        programs = self.programs = self.load(specs)
+        for program in programs:
+            self._follow(list(self._known(program).values()))
+        self._random_phase(programs)
+        minimized = self._minimize_phase(programs)
+        before, after = self._broadcast_phase(programs, minimized)
+        self._validate_phase(programs)
+        return self.report(before, after)
+
+    def _random_phase(self, programs: list[Program]) -> None:
+        settings, jobs = self.settings, []
+        for program in programs:
+            known = self._known(program)
+            for start in range(0, settings.budget, settings.chunk_size):
+                stop = min(settings.budget, start + settings.chunk_size)
+                job: Job = (random_chunk_job, (settings, program, start, stop, known))
+                jobs.append((f"random:{program.id}:{start}", job, stop - start))
+        self._run_jobs("random search", jobs, lambda output: None)
+        for program in programs:
+            rows = list(self._known(program).values())
+            best = best_row([r for r in rows if r.phase == "random"])
+            if best is not None:
+                self.store.set_result(program.id, "random", best.pipeline, int(best.size))
+
+    def _oz(self, program: Program) -> EvaluationRow:
+        return self._known(program)[(OZ_PIPELINE, "exact")]
+
+    def _minimize_phase(self, programs: list[Program]) -> dict[str, str]:
+        jobs = []
+        for program in programs:
+            random_best = self.store.result(program.id, "random")
+            oz = self._oz(program)
+            if random_best is None or not oz.ok or random_best[1] >= oz.size or not self.settings.minimize:
+                continue
+            job: Job = (minimize_job, (self.settings, program, random_best[0], self._known(program)))
+            jobs.append((f"minimize:{program.id}", job, 1))
+
+        def done(output: JobOutput) -> None:
+            self.store.set_result(output.program_id, "minimize", output.pipeline, output.size)
+
+        self._run_jobs("minimization", jobs, done)
+        minimized = {}
+        for program in programs:
+            result = self.store.result(program.id, "minimize") or self.store.result(program.id, "random")
+            oz = self._oz(program)
+            if result is not None and oz.ok and result[1] < oz.size:
+                minimized[program.id] = result[0]
+        return minimized
+
+    def _broadcast_phase(self, programs: list[Program], minimized: dict[str, str]) -> tuple[int, int]:
+        before = len(set(minimized.values()))
+        if self.settings.broadcast <= 0 or not minimized:
+            for program_id, pipeline in minimized.items():
+                size = self.store.evaluations(program_id, self.llvm_version)[(pipeline, "exact")].size
+                self.store.set_result(program_id, "broadcast", pipeline, int(size))
+            return before, before
+        counts = Counter(minimized.values())
+        common = [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+        common = common[: self.settings.broadcast]
+        jobs = []
+        for program in programs:
+            if not self._oz(program).ok:
+                continue
+            current = minimized.get(program.id, OZ_PIPELINE)
+            job: Job = (broadcast_job, (self.settings, program, current, common, self._known(program)))
+            jobs.append((f"broadcast:{program.id}", job, 1))
+
+        def done(output: JobOutput) -> None:
+            self.store.set_result(output.program_id, "broadcast", output.pipeline, output.size)
+
+        self._run_jobs("broadcast", jobs, done)
+        final = set()
+        for program in programs:
+            result = self.store.result(program.id, "broadcast")
+            if result is not None and result[0] != OZ_PIPELINE:
+                final.add(result[0])
+        return before, len(final)
+
+    def _ranked(self, program: Program) -> list[tuple[str, int]]:
+        rows = [r for r in self._known(program).values() if r.ok and r.mode == "exact" and r.pipeline]
+        rows.sort(key=lambda r: (r.size, len(r.pipeline), r.pipeline))
+        chosen = self.store.result(program.id, "broadcast") or self.store.result(program.id, "minimize")
+        ranked = [(r.pipeline, int(r.size)) for r in rows]
+        if chosen is not None:
+            ranked = [(chosen[0], chosen[1])] + [item for item in ranked if item[0] != chosen[0]]
+        return ranked
+
+    def _validate_phase(self, programs: list[Program]) -> None:
+        jobs = []
+        for program in programs:
+            oz = self._oz(program)
+            if not oz.ok:
+                continue
+            job: Job = (validate_job, (self.settings, program, self._ranked(program), int(oz.size)))
+            jobs.append((f"validate:{program.id}", job, 1))
+
+        def done(output: JobOutput) -> None:
+            detail = json.dumps({"validation": output.detail, "rejected": output.extra.get("rejected", [])})
+            self.store.set_result(output.program_id, "final", output.pipeline, output.size, detail)
+
+        self._run_jobs("validation", jobs, done)
+
+    # Report ----------------------------------------------------------------------------
+
+    def report(self, distinct_before: int = 0, distinct_after: int = 0) -> TuneReport:
+        """The results as stored (also for a finished run read back)."""
+        results, lengths = [], []
+        for entry in self.store.programs():
+            if entry["status"] != "ok":
+                results.append(
+                    ProgramResult(
+                        entry["name"],
+                        entry["program_id"],
+                        self.llvm_version,
+                        entry["status"],
+                        entry["detail"],
+                    )
+                )
+                continue
+            results.append(self._program_result(entry))
+            minimized = self.store.result(entry["program_id"], "minimize")
+            if minimized is not None:
+                lengths.append(len(parse_pipeline(minimized[0])))
+        return TuneReport(
+            self.llvm_version, self.compiler.engine, results, distinct_before, distinct_after, lengths
+        )
+
+    def _program_result(self, entry: dict[str, Any]) -> ProgramResult:
+        program_id = entry["program_id"]
+        rows = self.store.evaluations(program_id, self.llvm_version)
+        oz = rows.get((OZ_PIPELINE, "exact"))
+        if oz is None or not oz.ok:
+            detail = oz.detail if oz is not None else "not measured"
+            return ProgramResult(entry["name"], program_id, self.llvm_version, "oz-failed", detail)
+
+        def size(phase: str, default: int) -> int:
+            result = self.store.result(program_id, phase)
+            return result[1] if result is not None else default
+
+        final = self.store.result(program_id, "final")
+        verdict: dict[str, Any] = {"validation": "not validated", "rejected": []}
+        if final is not None:
+            verdict = json.loads(final[2])
+        unoptimized = rows.get(("", "exact"))
+        oz_size = int(oz.size)
+        return ProgramResult(
+            program=entry["name"],
+            program_id=program_id,
+            llvm_version=self.llvm_version,
+            status="ok",
+            unoptimized_size=int(unoptimized.size) if unoptimized is not None and unoptimized.ok else 0,
+            oz_size=oz_size,
+            random_size=size("random", oz_size),
+            minimized_size=size("minimize", size("random", oz_size)),
+            broadcast_size=size("broadcast", oz_size),
+            best_size=final[1] if final is not None else oz_size,
+            best_pipeline=final[0] if final is not None else OZ_PIPELINE,
+            compiles=len(rows),
+            failures=sum(1 for r in rows.values() if not r.ok),
+            validation=verdict["validation"],
+            rejected=tuple(verdict["rejected"]),
+        )
+
+
+def _tagged(name: str, job: Job) -> tuple[str, Any]:
+    """Runs a job and returns its result tagged with the job's name (picklable)."""
+    function, arguments = job
+    return name, function(*arguments)

@@ -1,0 +1,143 @@
+"""The autotuner end to end, through the real CLI, LLVM, SQLite, process pools and Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_compiler.autotune.store import Store
+from llm_compiler.passes.pipeline import PassList, parse_pipeline
+from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.measure import Compiler
+from tests.conftest import EXAMPLES, ROOT, run_cli
+from tests.test_measure_by_hand import by_hand
+
+SUBSET = [str(EXAMPLES / name) for name in ("crc32.c", "matmul.c", "qsort_ints.c")]
+
+
+def tune(out: Path, *args: str) -> dict[str, Any]:
+    result = run_cli("tune", *args, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return json.loads((out / "summary.json").read_text())
+
+
+def best_lists(summary: dict[str, Any]) -> dict[str, tuple[str, int]]:
+    return {p["program"]: (p["best_pipeline"], p["best_size"]) for p in summary["programs"]}
+
+
+@pytest.fixture(scope="module")
+def examples_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The acceptance run: `llm-compiler tune examples/ --budget 200 --seed 1`."""
+    out = tmp_path_factory.mktemp("tune-examples")
+    return tune(out, str(EXAMPLES), "--budget", "200", "--seed", "1")
+
+
+@pytest.mark.slow
+def test_examples_end_at_or_below_oz_and_sizes_reproduce_by_hand(
+    examples_run: dict[str, Any], toolchain: Toolchain, tmp_path: Path
+) -> None:
+    programs = examples_run["programs"]
+    assert len(programs) == len(list(EXAMPLES.glob("*.c*")))
+    assert examples_run["llvm_version"] == toolchain.version
+    for entry in programs:
+        assert entry["status"] == "ok" and entry["compiles"] >= 200
+        assert entry["best_size"] <= entry["oz_size"], entry["program"]
+        source = Path(entry["program"])
+        assert by_hand(toolchain, source, entry["best_pipeline"], tmp_path) == entry["best_size"]
+        assert by_hand(toolchain, source, "default<Oz>", tmp_path) == entry["oz_size"]
+        assert entry["validation"]
+    assert any(entry["best_size"] < entry["oz_size"] for entry in programs)
+
+
+@pytest.mark.slow
+def test_minimized_lists_lose_size_without_any_single_pass(
+    examples_run: dict[str, Any], toolchain: Toolchain
+) -> None:
+    with Compiler(toolchain, engine="subprocess") as compiler:
+        for entry in examples_run["programs"]:
+            passes = parse_pipeline(entry["best_pipeline"])
+            program = compiler.load(Path(entry["program"]))
+            for index in range(len(passes)):
+                shorter = PassList(passes[:index] + passes[index + 1 :])
+                size = compiler.measure(program, shorter if shorter else None).binary_size
+                assert size > entry["best_size"], (entry["program"], index)
+
+
+def test_bad_input_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
+    sources = tmp_path / "src"
+    sources.mkdir()
+    shutil.copy(EXAMPLES / "crc32.c", sources / "crc32.c")
+    (sources / "broken.c").write_text("int f( { return 0; }\n")
+    slow = ",".join(["module(default<O3>)"] * 200)
+    summary = tune(
+        tmp_path / "out", str(sources), "--budget", "6", "--seed", "2", "--jobs", "2", "--timeout", "0.3",
+        "--allow-pass", "trigger-crash-module", "--try", "module(trigger-crash-module)", "--try", slow,
+    )  # fmt: skip
+    statuses = {Path(p["program"]).name: p["status"] for p in summary["programs"]}
+    assert statuses == {"crc32.c": "ok", "broken.c": "load-failed"}
+    broken = next(p for p in summary["programs"] if p["program"].endswith("broken.c"))
+    assert "does not compile" in broken["validation"]
+    outcomes = {}
+    for line in (tmp_path / "out" / "evaluations.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        outcomes[row["pipeline"]] = row["outcome"]
+    assert outcomes["module(trigger-crash-module)"] == "compile-fail"
+    assert outcomes[slow] == "timeout"
+    assert outcomes["default<Oz>"] == "ok"
+
+
+def _jobs_done(store: Path) -> int:
+    try:
+        with sqlite3.connect(store) as db:
+            return int(db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path) -> None:
+    args = [*SUBSET, "--budget", "80", "--seed", "5", "--chunk-size", "10", "--jobs", "2", "--broadcast", "5"]
+    killed = tmp_path / "killed"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llm_compiler", "tune", *args, "--out", str(killed)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while _jobs_done(killed / "tune.sqlite") < 8 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert process.poll() is None, "the run finished before it could be killed"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    done_before = _jobs_done(killed / "tune.sqlite")
+    assert 8 <= done_before < 3 * 8 + 9, "the kill should fall half-way"
+    resumed = tune(killed, *args, "--resume")
+    uninterrupted = tune(tmp_path / "uninterrupted", *args)
+    assert best_lists(resumed) == best_lists(uninterrupted)
+    store = Store(killed / "tune.sqlite")
+    try:
+        assert store.duplicate_evaluations() == 0
+    finally:
+        store.close()
+    refused = run_cli("tune", *args, "--out", str(killed))
+    assert refused.returncode == 2 and "--resume" in refused.stderr
+
+
+@pytest.mark.slow
+def test_dask_and_the_local_pool_give_the_same_best_lists(tmp_path: Path) -> None:
+    args = [*SUBSET[:2], "--budget", "30", "--seed", "3", "--broadcast", "3"]
+    local = tune(tmp_path / "local", *args, "--jobs", "2")
+    dask = tune(tmp_path / "dask", *args, "--dask-local", "2")
+    assert best_lists(dask) == best_lists(local)
