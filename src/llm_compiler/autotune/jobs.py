@@ -33,8 +33,7 @@ from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.toolchain.llvm import find_toolchain
 from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
-from llm_compiler.validation.differential import DifferentialChecker
-from llm_compiler.validation.outcomes import Outcome
+from llm_compiler.validation.gate import Gate, load_suites
 
 Known = dict[tuple[str, str], EvaluationRow]
 
@@ -61,6 +60,9 @@ class TuneSettings:
         allow_extra: Passes allowed beyond the searchable set.
         extra_lists: Pass lists evaluated on every program besides the random ones
             (known good lists, a build's current flags...).
+        suites: Suites of PassListEval that best lists must pass (see
+            :func:`llm_compiler.validation.gate.load_suites`).
+        user_check: A shell command that must pass with the candidate's object file.
     """
 
     seed: int = 0
@@ -77,6 +79,8 @@ class TuneSettings:
     engine: str = "auto"
     allow_extra: tuple[str, ...] = ()
     extra_lists: tuple[str, ...] = ()
+    suites: tuple[str, ...] = ("builtin",)
+    user_check: str | None = None
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""
@@ -91,6 +95,8 @@ class TuneSettings:
             "validate": self.validate,
             "allow_extra": list(self.allow_extra),
             "extra_lists": list(self.extra_lists),
+            "suites": list(self.suites),
+            "user_check": self.user_check,
         }
 
 
@@ -257,13 +263,23 @@ def broadcast_job(
 MAX_VALIDATION_ATTEMPTS = 5
 
 
+_GATES: dict[TuneSettings, Gate] = {}
+
+
+def gate_for(settings: TuneSettings) -> Gate:
+    """The validation gate of this process for ``settings`` (made once per process)."""
+    if settings not in _GATES:
+        compiler = compiler_for(settings)
+        _GATES[settings] = Gate(compiler, load_suites(settings.suites, compiler), settings.user_check)
+    return _GATES[settings]
+
+
 def validate_job(
     settings: TuneSettings, program: Program, ranked: Sequence[tuple[str, int]], oz: int
 ) -> JobOutput:
     """Checks the best lists (smaller than -Oz, best first); the first that passes wins.
 
-    Returns -Oz when no list beats it, when every checked list fails, or when the
-    program cannot be checked (validation is then reported as such).
+    Returns -Oz when no list beats it or when every checked list fails.
     """
     compiler = compiler_for(settings)
     output = JobOutput(program.id, pipeline=OZ_PIPELINE, size=oz)
@@ -275,18 +291,17 @@ def validate_job(
         output.pipeline, output.size = better[0]
         output.detail = "unchecked: validation was turned off"
         return output
-    checker = DifferentialChecker(compiler)
+    gate = gate_for(settings)
     rejected = []
     for pipeline, size in better:
-        result = checker.check(program, compiler.passes(pipeline))
-        if result.outcome is Outcome.PASS:
+        result = gate.check(program, compiler.passes(pipeline))
+        if result.passed:
             output.pipeline, output.size = pipeline, size
-            output.detail = "passed: same output and exit status as the -O0 build"
+            output.detail = result.description
             break
-        if result.outcome is Outcome.UNSUPPORTED:
-            output.detail = f"could not be checked ({result.detail}); -Oz kept"
-            break
-        rejected.append({"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.detail[:500]})
+        rejected.append(
+            {"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.description[:500]}
+        )
     else:
         output.detail = f"the {len(rejected)} best lists failed validation; -Oz kept"
     output.extra["rejected"] = rejected

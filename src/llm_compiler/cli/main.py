@@ -27,7 +27,7 @@ from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
 from llm_compiler.toolchain.measure import DEFAULT_TIMEOUT, ENGINES, Compiler
 
-SUBCOMMANDS = ("measure", "compile", "passes", "tune")
+SUBCOMMANDS = ("measure", "compile", "passes", "tune", "validate")
 
 EPILOG = """examples:
   llm-compiler measure examples/crc32.c
@@ -35,6 +35,7 @@ EPILOG = """examples:
   llm-compiler compile examples/crc32.c --passes 'module(default<Oz>)' -o crc32.s
   llm-compiler passes --excluded
   llm-compiler tune examples/ --budget 100 --seed 1
+  llm-compiler validate --passes 'module(default<Oz>)'
 """
 
 

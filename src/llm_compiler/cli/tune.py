@@ -38,9 +38,10 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         description=(
             "LLM Compiler's autotuner. Random search (lists of 1..50 searchable passes, -Oz always "
             "evaluated as the baseline), minimization to a fixed point, broadcast of the most common "
-            "best lists, then validation: a list is only reported when a build with it behaves like "
-            "the -O0 build (programs with main()); otherwise -Oz is kept. Every evaluation is written "
-            "to an SQLite store as it completes; --resume continues a killed run."
+            "best lists, then validation: a list is only reported when it passes PassListEval on the "
+            "suites, keeps a runnable target's own output, and passes --check; otherwise the next best "
+            "list is tried, then -Oz is kept. Every evaluation is written to an SQLite store as it "
+            "completes; --resume continues a killed run."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -81,6 +82,20 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     search.add_argument(
         "--no-validate", action="store_true", help="report best lists without running them (unsafe)"
+    )
+    search.add_argument(
+        "--suite",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="PassListEval suite that best lists must pass: builtin (default), csmith[:N], "
+        "humaneval-x:PATH (repeatable)",
+    )
+    search.add_argument(
+        "--check",
+        metavar="CMD",
+        help="shell command that must pass for a best list; it runs with LLM_COMPILER_OBJECT (the "
+        "target's object built with the list) and LLM_COMPILER_PASSES set",
     )
     run = parser.add_argument_group("execution and results")
     run.add_argument(
@@ -142,6 +157,8 @@ def run_command(args: argparse.Namespace) -> int:
         engine=compiler.engine,
         allow_extra=tuple(args.allow_pass),
         extra_lists=tuple(str(compiler.passes(text)) for text in args.extra_lists),
+        suites=tuple(args.suite) or ("builtin",),
+        user_check=args.check,
     )
     specs = expand_targets(args.targets, frontend_options(args))
     out = Path(args.out) if args.out else None

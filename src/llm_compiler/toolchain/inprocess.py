@@ -72,6 +72,8 @@ class Evaluation:
     llvm_seconds: float = 0.0
     #: Hash of the optimized IR text (see :func:`ir_hash`).
     ir_hash: str = ""
+    #: The object file, when asked for.
+    obj: bytes | None = None
 
 
 def ir_hash(text: str | bytes) -> str:
@@ -253,7 +255,13 @@ class InProcessLLVM:
             self.lib.LLVMContextDispose(context)
 
     def _finish(
-        self, module: int, want_ir: bool, want_asm: bool, cached_steps: int, memo: bool = True
+        self,
+        module: int,
+        want_ir: bool,
+        want_asm: bool,
+        cached_steps: int,
+        memo: bool = True,
+        want_obj: bool = False,
     ) -> Evaluation:
         """Measures ``module`` the way ``opt -S | llc`` would see it.
 
@@ -262,9 +270,11 @@ class InProcessLLVM:
         count = self.count_instructions(module)
         text = self.print_module(module)
         key = ir_hash(text)
-        sizes = self._measured.get(key) if memo else None
+        sizes = self._measured.get(key) if memo and not want_obj else None
+        obj = None
         if sizes is None:
-            size = berkeley_size(self._lower_text(text.encode(), "obj"))
+            obj = self._lower_text(text.encode(), "obj")
+            size = berkeley_size(obj)
             sizes = (size.text, size.data, size.bss)
             if memo:
                 self._measured[key] = sizes
@@ -276,7 +286,16 @@ class InProcessLLVM:
         if want_asm:
             assembly = self._lower_text(text.encode(), "asm").decode("utf-8", errors="replace")
         seconds, self._llvm_seconds = self._llvm_seconds, 0.0
-        return Evaluation(*sizes, count, text if want_ir else None, assembly, cached_steps, seconds, key)
+        return Evaluation(
+            *sizes,
+            count,
+            text if want_ir else None,
+            assembly,
+            cached_steps,
+            seconds,
+            key,
+            obj if want_obj else None,
+        )
 
     def evaluate(
         self,
@@ -286,10 +305,12 @@ class InProcessLLVM:
         want_ir: bool = False,
         want_asm: bool = False,
         memo: bool = True,
+        want_obj: bool = False,
     ) -> Evaluation:
         """Applies a whole pipeline (None: none) to a kept program and measures it.
 
-        With ``memo``, an optimized IR text measured before is not lowered again.
+        With ``memo``, an optimized IR text measured before is not lowered again;
+        ``want_obj`` returns the object file too.
         """
         self._llvm_seconds = 0.0
         context = self.lib.LLVMContextCreate()
@@ -297,7 +318,7 @@ class InProcessLLVM:
             module = self.parse(context, self._text(program_id))
             if pipeline is not None:
                 self.run_passes(module, pipeline)
-            return self._finish(module, want_ir, want_asm, 0, memo=memo)
+            return self._finish(module, want_ir, want_asm, 0, memo=memo, want_obj=want_obj)
         finally:
             self.lib.LLVMContextDispose(context)
 

@@ -284,7 +284,13 @@ class Compiler:
         return result.stdout_text
 
     def _evaluate(
-        self, program: Program, pipeline: str | None, *, want_ir: bool = False, want_asm: bool = False
+        self,
+        program: Program,
+        pipeline: str | None,
+        *,
+        want_ir: bool = False,
+        want_asm: bool = False,
+        want_obj: bool = False,
     ) -> Evaluation:
         return self.pool.evaluate(
             program.id,
@@ -294,6 +300,7 @@ class Compiler:
             replay=self._replay(program, pipeline),
             want_ir=want_ir,
             want_asm=want_asm,
+            want_obj=want_obj,
         )
 
     def _measurement(self, evaluation: Evaluation, pipeline: str | None) -> Measurement:
@@ -371,6 +378,36 @@ class Compiler:
             use_cache=use_cache,
         )
         return self._measurement(evaluation, pipeline)
+
+    def object_code(self, program: Program, passes: PassList | None) -> tuple[bytes, Measurement]:
+        """The object file of ``program`` after ``passes`` (None: unoptimized), and its
+        measurement (whose ``ir_hash`` identifies the optimized IR).
+
+        Raises:
+            InvalidPassList: The list fails the searchable-set gate.
+            CommandFailed: LLVM rejected the list or crashed.
+            CompileTimeout: LLVM ran past the time limit.
+        """
+        if passes is not None:
+            self.pass_set.validate(passes, self.allow_extra)
+        pipeline = passes.pipeline if passes is not None else None
+        if self.engine == "inprocess":
+            evaluation = self._evaluate(program, pipeline, want_obj=True)
+            assert evaluation.obj is not None
+            return evaluation.obj, self._measurement(evaluation, pipeline)
+        ir = program.ir if passes is None else self.optimize(program, passes)
+        obj = self.lower(ir, name=program.name)
+        size = berkeley_size(obj)
+        measurement = Measurement(
+            pipeline,
+            size.binary_size,
+            size.text,
+            size.data,
+            count_instructions(ir),
+            self.llvm_version,
+            ir_hash(ir),
+        )
+        return obj, measurement
 
     def assemble(self, program: Program, passes: PassList | None = None) -> str:
         """The assembly ``llc`` writes for ``program`` after ``passes`` (None: unoptimized)."""

@@ -5,7 +5,7 @@ answers requests read from stdin with :class:`~llm_compiler.toolchain.inprocess.
 until stdin closes. Requests and answers:
 
 * ``("add", id, ir)`` -> ``("ok",)`` or ``("llvm-error", message)``
-* ``("evaluate", id, pipeline, want_ir, want_asm, memo)`` -> ``("ok", Evaluation)``,
+* ``("evaluate", id, pipeline, want_ir, want_asm, memo, want_obj)`` -> ``("ok", Evaluation)``,
   ``("missing",)`` when the program is not held, or ``("llvm-error", message)``
 * ``("stepwise", id, elements, use_cache, want_ir, want_asm)`` -> the same
 * ``("lower", ir, want_asm)`` -> ``("ok", Evaluation)`` or ``("llvm-error", message)``
@@ -37,8 +37,11 @@ def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:
     if not engine.has_program(request[1]):
         return ("missing",)
     if kind == "evaluate":
-        _, program_id, pipeline, want_ir, want_asm, memo = request
-        return ("ok", engine.evaluate(program_id, pipeline, want_ir=want_ir, want_asm=want_asm, memo=memo))
+        _, program_id, pipeline, want_ir, want_asm, memo, want_obj = request
+        evaluation = engine.evaluate(
+            program_id, pipeline, want_ir=want_ir, want_asm=want_asm, memo=memo, want_obj=want_obj
+        )
+        return ("ok", evaluation)
     if kind == "stepwise":
         _, program_id, elements, use_cache, want_ir, want_asm = request
         evaluation = engine.evaluate_stepwise(

@@ -281,6 +281,7 @@ class WorkerPool:
         use_cache: bool = True,
         want_ir: bool = False,
         want_asm: bool = False,
+        want_obj: bool = False,
     ) -> Evaluation:
         """Applies ``pipeline`` to a program in a worker and measures it.
 
@@ -296,6 +297,7 @@ class WorkerPool:
                 optimized IR measured before (both modes).
             want_ir: Also return the optimized IR text.
             want_asm: Also return the assembly.
+            want_obj: Also return the object file (whole-pipeline mode).
 
         Raises:
             CommandFailed: LLVM rejected the pipeline or IR, or crashed the worker.
@@ -308,7 +310,7 @@ class WorkerPool:
         if stepwise is not None:
             request: tuple[Any, ...] = ("stepwise", program_id, stepwise, use_cache, want_ir, want_asm)
         else:
-            request = ("evaluate", program_id, pipeline, want_ir, want_asm, use_cache)
+            request = ("evaluate", program_id, pipeline, want_ir, want_asm, use_cache, want_obj)
         response = self._request(program_id, request, lambda: (replay, subject), prepare)
         return self._unwrap(response, replay, subject)
 

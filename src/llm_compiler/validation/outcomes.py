@@ -26,3 +26,11 @@ class Outcome(enum.Enum):
 
     def __str__(self) -> str:
         return self.label
+
+    @classmethod
+    def from_label(cls, label: str) -> Outcome:
+        """The outcome printed as ``label`` (``"link-fail"``...)."""
+        for outcome in cls:
+            if outcome.label == label:
+                return outcome
+        raise ValueError(f"unknown outcome {label!r}")

@@ -1,0 +1,368 @@
+"""PassListEval: a pass list passes only if every test program still works with it.
+
+For each program of the suites (system notes, section 6): the source is compiled to
+IR with the measurement front end (once, cached), the candidate list is applied, the
+result is lowered, linked and run in the sandbox (:mod:`llm_compiler.validation.sandbox`),
+and its standard output and exit status are compared with those of a conservative
+``default<O2>`` build (computed once, cached). The verdict per program is one
+:class:`~llm_compiler.validation.outcomes.Outcome`; the list passes when no outcome
+is a failure. Each failure carries the program, the evidence and a shell command that
+replays it.
+
+Work is shared three ways: programs are checked in parallel; a build whose optimized
+IR was checked before (same program, same IR hash) is not linked and run again; and
+whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shlex
+import sqlite3
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
+from llm_compiler.passes.pipeline import PassList
+from llm_compiler.toolchain.frontend import FRONTEND_FLAGS, FrontendOptions
+from llm_compiler.toolchain.measure import Compiler, Program
+from llm_compiler.toolchain.runner import run_command
+from llm_compiler.validation.outcomes import Outcome
+from llm_compiler.validation.sandbox import Limits, RunResult, run_sandboxed
+from llm_compiler.validation.suites import Suite, TestProgram
+
+REFERENCE_PIPELINE = "default<O2>"
+
+
+@dataclass(frozen=True)
+class ProgramCheck:
+    """The verdict of one pass list on one program, with the evidence."""
+
+    program: str
+    suite: str
+    outcome: Outcome
+    detail: str = ""
+    command: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "program": self.program,
+            "suite": self.suite,
+            "outcome": str(self.outcome),
+            "detail": self.detail,
+            "command": self.command,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict of a pass list over suites."""
+
+    pipeline: str
+    llvm_version: str
+    suites: dict[str, str]
+    passed: bool
+    outcomes: dict[str, int]
+    failures: tuple[ProgramCheck, ...] = ()
+    seconds: float = 0.0
+    cached: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"pipeline", "passed", "outcomes", "failures": [{"program", "outcome", "command"}]}``
+        and more (suites, LLVM version, details)."""
+        return {
+            "pipeline": self.pipeline,
+            "passed": self.passed,
+            "outcomes": self.outcomes,
+            "failures": [failure.to_json() for failure in self.failures],
+            "suites": self.suites,
+            "llvm_version": self.llvm_version,
+            "seconds": round(self.seconds, 3),
+            "cached": self.cached,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        failures = tuple(
+            ProgramCheck(
+                f["program"], f["suite"], Outcome.from_label(f["outcome"]), f["detail"], f["command"]
+            )
+            for f in data["failures"]
+        )
+        return cls(
+            data["pipeline"],
+            data["llvm_version"],
+            data["suites"],
+            data["passed"],
+            data["outcomes"],
+            failures,
+            data["seconds"],
+            cached=True,
+        )
+
+
+def default_cache_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "llm-compiler" / "validation"
+
+
+class PassListEval:
+    """Checks pass lists against test suites.
+
+    Args:
+        compiler: Builds the programs (its engine, time limit and pass-list gate).
+        suites: The suites to check against.
+        jobs: Programs checked at once (default: the compiler's workers).
+        limits: Limits of each test run.
+        cache_dir: Where IR, reference outputs and verdicts are kept.
+        stop_at_first_failure: Stop checking a list once one program fails.
+    """
+
+    def __init__(
+        self,
+        compiler: Compiler,
+        suites: Sequence[Suite],
+        *,
+        jobs: int | None = None,
+        limits: Limits | None = None,
+        cache_dir: Path | None = None,
+        stop_at_first_failure: bool = False,
+    ) -> None:
+        if not suites or not any(suite.programs for suite in suites):
+            raise InvalidInput("No test programs to check pass lists against.")
+        self.compiler = compiler
+        self.suites = tuple(suites)
+        self.jobs = jobs or compiler.workers
+        self.limits = limits or Limits()
+        self.stop_at_first_failure = stop_at_first_failure
+        self.cache_dir = (cache_dir or default_cache_dir()) / compiler.llvm_version
+        (self.cache_dir / "sources").mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            self.cache_dir / "cache.sqlite", check_same_thread=False, isolation_level=None
+        )
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(
+            """CREATE TABLE IF NOT EXISTS ir (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
+               CREATE TABLE IF NOT EXISTS runs (key TEXT, ir_hash TEXT, stdout TEXT, returncode INTEGER,
+                   timed_out INTEGER, PRIMARY KEY (key, ir_hash));
+               CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"""
+        )
+        self._programs: dict[str, Program | ProgramCheck] = {}
+        self._references: dict[str, RunResult | None] = {}
+        self._link_flags = ("-fuse-ld=lld",) if (compiler.toolchain.bin_dir / "ld.lld").exists() else ()
+
+    def close(self) -> None:
+        self._db.close()
+
+    @property
+    def programs(self) -> list[TestProgram]:
+        return [program for suite in self.suites for program in suite.programs]
+
+    # Building -------------------------------------------------------------------------
+
+    def source_path(self, test: TestProgram) -> Path:
+        """The program's source, written where a replay command can find it."""
+        path = self.cache_dir / "sources" / f"{test.suite.replace(':', '_')}-{test.name}{test.suffix}"
+        if not path.exists() or path.read_text() != test.source:
+            path.write_text(test.source)
+        return path
+
+    def _ir(self, test: TestProgram) -> Program | ProgramCheck:
+        with self._lock:
+            if test.key in self._programs:
+                return self._programs[test.key]
+            row = self._db.execute("SELECT ir FROM ir WHERE key = ?", (test.key,)).fetchone()
+        if row is not None:
+            program: Program | ProgramCheck = Program(
+                test.name, row[0], test.language, str(self.source_path(test))
+            )
+        else:
+            try:
+                program = self.compiler.load(self.source_path(test), FrontendOptions(extra_flags=test.flags))
+            except (InvalidInput, CommandFailed) as error:
+                program = ProgramCheck(
+                    test.name, test.suite, Outcome.UNSUPPORTED, f"does not compile: {error}"
+                )
+            else:
+                with self._lock:
+                    self._db.execute("INSERT OR REPLACE INTO ir VALUES (?, ?)", (test.key, program.ir))
+        with self._lock:
+            self._programs[test.key] = program
+        return program
+
+    def _link_and_run(self, test: TestProgram, obj: bytes, ir_hash: str) -> RunResult | str:
+        """Runs a build (or recalls the run of the same IR); a string is a link error."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT stdout, returncode, timed_out FROM runs WHERE key = ? AND ir_hash = ?",
+                (test.key, ir_hash),
+            ).fetchone()
+        if row is not None:
+            return RunResult(base64.b64decode(row[0]), b"", row[1], bool(row[2]))
+        with tempfile.TemporaryDirectory(prefix="llm-compiler-test-") as scratch:
+            directory = Path(scratch)
+            (directory / "program.o").write_bytes(obj)
+            try:
+                run_command(
+                    self._link_command(), timeout=self.compiler.timeout, cwd=directory, subject=test.name
+                )
+            except CommandFailed as error:
+                return _link_detail(error)
+            result = run_sandboxed(directory / "program", directory, self.limits)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
+                (
+                    test.key,
+                    ir_hash,
+                    base64.b64encode(result.stdout).decode(),
+                    result.returncode,
+                    int(result.timed_out),
+                ),
+            )
+        return result
+
+    def _link_command(self) -> list[str]:
+        clang = str(self.compiler.toolchain.tool("clang++"))
+        return [clang, "-no-pie", *self._link_flags, "program.o", "-lm", "-o", "program"]
+
+    def _reference(self, test: TestProgram, program: Program) -> RunResult | None:
+        with self._lock:
+            if test.key in self._references:
+                return self._references[test.key]
+        try:
+            obj, measurement = self.compiler.object_code(program, self.compiler.passes(REFERENCE_PIPELINE))
+            result = self._link_and_run(test, obj, measurement.ir_hash)
+        except CommandFailed:
+            result = "reference build failed"
+        reference = result if isinstance(result, RunResult) and result.returncode == 0 else None
+        with self._lock:
+            self._references[test.key] = reference
+        return reference
+
+    def replay_command(self, test: TestProgram, pipeline: str) -> str:
+        """A shell command that rebuilds and runs ``test`` with ``pipeline``."""
+        tool = self.compiler.toolchain.tool
+        source = self.source_path(test)
+        compiler = tool("clang++" if test.language == "c++" else "clang")
+        front = [str(compiler), *FRONTEND_FLAGS, *test.flags, str(source), "-o", "program.ll"]
+        steps = [
+            shlex.join(front),
+            shlex.join([str(tool("opt")), f"-passes={pipeline}", "program.ll", "-S", "-o", "optimized.ll"]),
+            shlex.join([str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", "program.o"]),
+            shlex.join(self._link_command()),
+            "./program",
+        ]
+        return " && ".join(steps)
+
+    # Checking -------------------------------------------------------------------------
+
+    def check_program(self, test: TestProgram, passes: PassList) -> ProgramCheck:
+        """The verdict of ``passes`` on one program."""
+        pipeline = passes.pipeline
+        program = self._ir(test)
+        if isinstance(program, ProgramCheck):
+            return program
+        reference = self._reference(test, program)
+        if reference is None:
+            return ProgramCheck(
+                test.name, test.suite, Outcome.UNSUPPORTED, "the -O2 reference build does not pass"
+            )
+        command = self.replay_command(test, pipeline)
+        try:
+            obj, measurement = self.compiler.object_code(program, passes)
+        except CompileTimeout as error:
+            return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, str(error), command)
+        except CommandFailed as error:
+            return ProgramCheck(
+                test.name, test.suite, Outcome.COMPILE_FAIL, f"{error}\n{error.stderr[-2000:]}", command
+            )
+        result = self._link_and_run(test, obj, measurement.ir_hash)
+        if isinstance(result, str):
+            return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result, command)
+        if result.timed_out:
+            return ProgramCheck(
+                test.name, test.suite, Outcome.TIMEOUT, "the test ran past its time limit", command
+            )
+        if result.returncode != reference.returncode:
+            detail = f"exit status {result.returncode} (reference {reference.returncode})"
+            if result.stderr:
+                detail += f"; stderr: {result.stderr[-500:].decode(errors='replace')}"
+            return ProgramCheck(test.name, test.suite, Outcome.RUNTIME_FAIL, detail, command)
+        if result.stdout != reference.stdout:
+            detail = f"stdout {result.stdout[:300]!r}, reference {reference.stdout[:300]!r}"
+            return ProgramCheck(test.name, test.suite, Outcome.OUTPUT_MISMATCH, detail, command)
+        return ProgramCheck(test.name, test.suite, Outcome.PASS)
+
+    def _verdict_key(self, pipeline: str) -> str:
+        suites = ";".join(f"{suite.name}={suite.version}" for suite in self.suites)
+        return json.dumps([pipeline, suites, self.compiler.llvm_version, self.stop_at_first_failure])
+
+    def check(self, passes: PassList, *, use_cache: bool = True) -> Verdict:
+        """Checks ``passes`` on every program of the suites.
+
+        Raises:
+            InvalidPassList: The list fails the compiler's pass-list gate.
+        """
+        self.compiler.pass_set.validate(passes, self.compiler.allow_extra)
+        key = self._verdict_key(passes.pipeline)
+        if use_cache:
+            with self._lock:
+                row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                return Verdict.from_json(json.loads(row[0]))
+        started = time.monotonic()
+        results: list[ProgramCheck] = []
+        stop = threading.Event()
+
+        def one(test: TestProgram) -> ProgramCheck | None:
+            if stop.is_set():
+                return None
+            check = self.check_program(test, passes)
+            if check.outcome.is_failure and self.stop_at_first_failure:
+                stop.set()
+            return check
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            for check in pool.map(one, self.programs):
+                if check is not None:
+                    results.append(check)
+        counts = Counter(str(check.outcome) for check in results)
+        failures = tuple(check for check in results if check.outcome.is_failure)
+        verdict = Verdict(
+            pipeline=passes.pipeline,
+            llvm_version=self.compiler.llvm_version,
+            suites={suite.name: suite.version for suite in self.suites},
+            passed=not failures,
+            outcomes=dict(sorted(counts.items())),
+            failures=failures,
+            seconds=time.monotonic() - started,
+        )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(verdict.to_json()))
+            )
+        return verdict
+
+
+def _link_detail(error: CommandFailed) -> str:
+    undefined = [line.strip() for line in error.stderr.splitlines() if "undefined reference" in line]
+    detail = f"{error}\n" + "\n".join(undefined[:5] or error.stderr.splitlines()[-5:])
+    if any("std::" in line or "_ZN" in line or "_ZNS" in line for line in undefined):
+        detail += (
+            "\n(library functions that exist only as inline bodies were dropped before any inliner "
+            "ran: a link failure, not a miscompile)"
+        )
+    return detail

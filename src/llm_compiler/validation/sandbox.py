@@ -1,0 +1,104 @@
+"""Running untrusted test binaries: their own directory, limits, no environment.
+
+Programs built with an untested pass list may do anything a miscompiled program
+does. :func:`run_sandboxed` runs one in a fresh directory, with an empty
+environment, a wall-clock timeout (the whole process group is killed), and limits
+on CPU time, address space and file size (``prlimit``). Where bubblewrap (``bwrap``)
+works, the program also sees the whole file system read-only except its own
+directory and a private ``/tmp``, has no network, and dies with its parent, so no
+test can write outside its directory. Without bubblewrap the limits still apply and
+:func:`isolation` says what is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from llm_compiler.errors import CompileTimeout
+from llm_compiler.toolchain.runner import run_command
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one test run."""
+
+    timeout: float = 10.0
+    cpu_seconds: int = 10
+    memory_bytes: int = 2 * 1024**3
+    file_bytes: int = 64 * 1024**2
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a test binary printed and how it ended (``timed_out`` for a killed run)."""
+
+    stdout: bytes
+    stderr: bytes
+    returncode: int
+    timed_out: bool = False
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap() -> str | None:
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    probe = run_command(
+        [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"],
+        timeout=30,
+        check=False,
+    )
+    return path if probe.returncode == 0 else None
+
+
+def isolation() -> str:
+    """How test binaries are isolated on this machine, in words."""
+    if _bwrap():
+        return (
+            "bubblewrap (read-only file system but for the test's directory and /tmp, no network) and prlimit"
+        )
+    if shutil.which("prlimit"):
+        return (
+            "prlimit only: install bubblewrap (apt-get install bubblewrap) to keep tests from writing outside"
+        )
+    return "none: install util-linux (prlimit) and bubblewrap"
+
+
+def sandbox_command(argv: list[str], directory: Path, limits: Limits) -> list[str]:
+    """The command line that runs ``argv`` in ``directory`` under ``limits``."""
+    command = list(argv)
+    prlimit = shutil.which("prlimit")
+    if prlimit:
+        command = [
+            prlimit, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
+            f"--fsize={limits.file_bytes}", "--", *command,
+        ]  # fmt: skip
+    bwrap = _bwrap()
+    if bwrap:
+        where = str(directory.resolve())
+        command = [
+            bwrap, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", where, where, "--chdir", where,
+            "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--", *command,
+        ]  # fmt: skip
+    return command
+
+
+def run_sandboxed(binary: Path, directory: Path, limits: Limits | None = None) -> RunResult:
+    """Runs ``binary`` (inside ``directory``) isolated and limited."""
+    limits = limits or Limits()
+    command = sandbox_command([str(binary.resolve())], directory, limits)
+    try:
+        result = run_command(
+            command,
+            timeout=limits.timeout,
+            cwd=directory,
+            env={"LC_ALL": "C"},
+            check=False,
+            subject=binary.name,
+        )
+    except CompileTimeout as error:
+        return RunResult(b"", error.stderr.encode(), -9, timed_out=True)
+    return RunResult(result.stdout, result.stderr, result.returncode)
