@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up llm-compiler on Debian 12 / Ubuntu: installs Debian's LLVM 19 when no LLVM >= 17
-# is found, creates the virtual environment .venv and installs the package into it.
+# is found, bubblewrap and Csmith for validation, creates the virtual environment .venv
+# and installs the package into it.
 #   bash scripts/setup.sh          # the package
 #   bash scripts/setup.sh --dev    # the package and the test tools (pytest, hypothesis, ruff, mypy)
 # It is idempotent: a second run installs nothing new. Set LLVM_BIN to use another LLVM.
@@ -36,6 +37,17 @@ if ! have_llvm; then
   echo "setup: no LLVM >= 17 found; installing Debian's clang-19 llvm-19 llvm-19-tools lld-19"
   apt_install clang-19 llvm-19 llvm-19-tools lld-19
   have_llvm || { echo "setup: LLVM 19 was installed but is not usable" >&2; exit 1; }
+fi
+
+# Test programs run under bubblewrap and prlimit; Csmith makes a random-program suite.
+missing=()
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v prlimit >/dev/null || missing+=(util-linux)
+command -v csmith >/dev/null || missing+=(csmith)
+[[ -f /usr/include/csmith/csmith.h ]] || ls /usr/include/csmith-*/csmith.h >/dev/null 2>&1 || missing+=(libcsmith-dev)
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "setup: installing ${missing[*]}"
+  apt_install "${missing[@]}"
 fi
 
 if ! command -v python3 >/dev/null; then

@@ -162,6 +162,7 @@ class PassListEval:
         self._programs: dict[str, Program | ProgramCheck] = {}
         self._references: dict[str, RunResult | None] = {}
         self._link_flags = ("-fuse-ld=lld",) if (compiler.toolchain.bin_dir / "ld.lld").exists() else ()
+        self._linker = self._linker_template()
 
     def close(self) -> None:
         self._db.close()
@@ -235,8 +236,23 @@ class PassListEval:
         return result
 
     def _link_command(self) -> list[str]:
+        """The link as a person would type it (the clang++ driver)."""
         clang = str(self.compiler.toolchain.tool("clang++"))
         return [clang, "-no-pie", *self._link_flags, "program.o", "-lm", "-o", "program"]
+
+    def _linker_template(self) -> list[str] | None:
+        """The linker command the driver would run (``clang++ -###``), to skip the driver."""
+        with tempfile.TemporaryDirectory() as scratch:
+            (Path(scratch) / "program.o").touch()  # the driver only lists inputs that exist
+            try:
+                result = run_command([*self._link_command(), "-###"], timeout=60, cwd=scratch)
+            except CommandFailed:
+                return None
+        lines = [line for line in result.stderr_text.splitlines() if line.startswith(' "')]
+        if not lines:
+            return None
+        command = shlex.split(lines[-1])
+        return command if "program.o" in command and "program" in command else None
 
     def _reference(self, test: TestProgram, program: Program) -> RunResult | None:
         with self._lock:

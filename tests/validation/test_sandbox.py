@@ -1,0 +1,57 @@
+"""Test binaries cannot write outside their directory and are stopped by their limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.runner import run_command
+from llm_compiler.validation.sandbox import Limits, isolation, run_sandboxed
+
+ESCAPE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  FILE *f = fopen("OUTSIDE", "w");
+  if (f) { fputs("escaped", f); fclose(f); }
+  FILE *g = fopen("inside.txt", "w");
+  if (!g) return 3;
+  fputs("ok", g); fclose(g);
+  printf("env=%s\n", getenv("HOME") ? getenv("HOME") : "none");
+  return 0;
+}
+"""
+
+
+def build(toolchain: Toolchain, directory: Path, source: str) -> Path:
+    (directory / "p.c").write_text(source)
+    run_command([toolchain.tool("clang"), "p.c", "-o", "p"], timeout=60, cwd=directory)
+    return directory / "p"
+
+
+@pytest.mark.skipif("bubblewrap" not in isolation(), reason="bubblewrap does not work on this machine")
+def test_writes_outside_the_directory_fail(toolchain: Toolchain, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    target = tmp_path / "outside.txt"
+    escaping = build(toolchain, work, ESCAPE.replace("OUTSIDE", str(target)))
+    result = run_sandboxed(escaping, work)
+    assert result.returncode == 0 and result.stdout == b"env=none\n"
+    assert not target.exists(), "the test wrote outside its directory"
+    assert (work / "inside.txt").read_text() == "ok"
+
+
+def test_limits_stop_runaway_programs(toolchain: Toolchain, tmp_path: Path) -> None:
+    spin = build(toolchain, tmp_path, "int main(void) { volatile unsigned x = 0; for (;;) x++; }\n")
+    result = run_sandboxed(spin, tmp_path, Limits(timeout=1.0, cpu_seconds=30))
+    assert result.timed_out
+    hog = build(
+        toolchain,
+        tmp_path,
+        "#include <stdlib.h>\n#include <string.h>\nint main(void) { for (int i = 0; i < 64; i++) "
+        "{ char *p = malloc(1 << 26); if (!p) return 7; memset(p, 1, 1 << 26); } return 0; }\n",
+    )
+    limited = run_sandboxed(hog, tmp_path, Limits(memory_bytes=256 * 1024**2))
+    assert limited.returncode != 0
