@@ -39,8 +39,17 @@ if ! have_llvm; then
   have_llvm || { echo "setup: LLVM 19 was installed but is not usable" >&2; exit 1; }
 fi
 
-# Test programs run under bubblewrap and prlimit; Csmith makes a random-program suite.
+# Test programs run under bubblewrap and prlimit; Csmith makes a random-program suite;
+# LLVM's C++ headers let the in-process engine generate code exactly as llc does.
 missing=()
+for dir in ${LLVM_BIN:-} $(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V -r); do
+  major=$(llvm_major "$dir")
+  if [[ -x "$dir/llvm-config" && -n "$major" && "$major" -ge 17 ]]; then
+    [[ -f "$("$dir/llvm-config" --includedir)/llvm/Target/TargetMachine.h" ]] ||
+      missing+=("llvm-$major-dev")
+    break
+  fi
+done
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v prlimit >/dev/null || missing+=(util-linux)
 command -v csmith >/dev/null || missing+=(csmith)

@@ -36,13 +36,14 @@ from typing import Any
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.llvm_c import (
-    ASSEMBLY_FILE,
     CODEGEN_LEVEL_DEFAULT,
     CODEGEN_LEVEL_NONE,
-    OBJECT_FILE,
     LLVMError,
+    build_shim,
     load_library,
+    load_shim,
 )
+from llm_compiler.toolchain.runner import run_command
 
 #: Bound on the instructions held in cached prefix states per process.
 DEFAULT_PREFIX_CACHE_INSTRUCTIONS = 4_000_000
@@ -119,8 +120,11 @@ class InProcessLLVM:
         programs_kept: int = DEFAULT_PROGRAMS_KEPT,
         text_bytes: int = DEFAULT_TEXT_BYTES,
     ) -> None:
+        self.toolchain = toolchain
         self.llvm = load_library(toolchain)
         self.lib: Any = self.llvm.lib
+        shim_path, self.codegen_note = build_shim(toolchain)
+        self.shim = load_shim(shim_path) if shim_path is not None else None
         self.prefix_cache_instructions = prefix_cache_instructions
         self.programs_kept = programs_kept
         self.text_bytes = text_bytes
@@ -227,26 +231,34 @@ class InProcessLLVM:
             raise LLVMError(text)
 
     def emit(self, module: int, filetype: str) -> bytes:
-        """Lowers ``module`` like ``llc -filetype=obj|asm``. Code generation changes the
-        module, so pass a clone when it is still needed."""
-        kind = OBJECT_FILE if filetype == "obj" else ASSEMBLY_FILE
-        message, buffer = ctypes.c_void_p(), ctypes.c_void_p()
+        """Lowers ``module`` as ``llc -filetype=obj|asm`` does (through the llc helper).
+        Code generation changes the module, so pass a clone when it is still needed."""
+        shim: Any = self.shim
         machine = self._machine(module, CODEGEN_LEVEL_DEFAULT)
+        data, size = ctypes.c_void_p(), ctypes.c_size_t()
         started = time.perf_counter()
-        failed = self.lib.LLVMTargetMachineEmitToMemoryBuffer(
-            machine, module, kind, ctypes.byref(message), ctypes.byref(buffer)
+        failed = shim.llmc_emit(
+            machine, module, int(filetype == "asm"), ctypes.byref(data), ctypes.byref(size)
         )
         self._llvm_seconds += time.perf_counter() - started
         if failed:
-            if buffer.value:
-                self.lib.LLVMDisposeMemoryBuffer(buffer)
-            raise LLVMError(self.llvm.take_message(message.value) or "code generation failed")
-        start, size = self.lib.LLVMGetBufferStart(buffer), self.lib.LLVMGetBufferSize(buffer)
-        data = ctypes.string_at(start, size)
-        self.lib.LLVMDisposeMemoryBuffer(buffer)
-        return data
+            raise LLVMError("the target cannot emit this kind of file")
+        try:
+            return ctypes.string_at(data.value or 0, size.value) if size.value else b""
+        finally:
+            shim.llmc_free(data)
 
     def _lower_text(self, ir: bytes, filetype: str) -> bytes:
+        if self.shim is None:
+            started = time.perf_counter()
+            result = run_command(
+                [self.toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
+                timeout=600,
+                input=ir,
+                subject="the optimized module",
+            )
+            self._llvm_seconds += time.perf_counter() - started
+            return result.stdout
         context = self.lib.LLVMContextCreate()
         try:
             # The emitted module is consumed by code generation and freed with its context.

@@ -2,8 +2,13 @@
 
 Only what the in-process engine needs: parse IR, clone and dispose modules, run a
 pass pipeline with the new pass manager (``LLVMRunPasses``), print IR, walk
-instructions, and emit object code or assembly to memory through a target machine
-set up the way ``opt`` and ``llc`` set up theirs.
+instructions, and target machines set up the way ``opt`` and ``llc`` set up theirs.
+
+Code generation is the exception: the C API's emitter differs from ``llc`` (no target
+library information, static constructors in ``.ctors``), which changes objects. So
+:func:`build_shim` compiles, once per LLVM version and with that LLVM's own headers
+(Debian: ``llvm-19-dev``), a 40-line helper (``data/llc_shim.cpp``) that adds what
+``llc`` adds; without the headers, the engine hands code generation to ``llc``.
 
 The library is found next to the toolchain (``<prefix>/lib/libLLVM*.so*``, e.g.
 ``/usr/lib/llvm-19/lib/libLLVM.so.19.1`` on Debian). Nothing here is imported by
@@ -15,11 +20,15 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_void_p
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from llm_compiler.errors import ToolchainError
 from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.runner import run_command
 
 # Targets whose initialisers are looked up in the library (those it lacks are skipped).
 _TARGETS = (
@@ -29,11 +38,10 @@ _TARGETS = (
 )  # fmt: skip
 _TARGET_PARTS = ("TargetInfo", "Target", "TargetMC", "AsmPrinter", "AsmParser")
 
-# LLVMCodeGenOptLevel, LLVMRelocMode, LLVMCodeModel, LLVMCodeGenFileType values.
+# LLVMCodeGenOptLevel, LLVMRelocMode and LLVMCodeModel values.
 CODEGEN_LEVEL_NONE, CODEGEN_LEVEL_DEFAULT = 0, 2
 RELOC_DEFAULT = 0
 CODE_MODEL_DEFAULT = 0
-ASSEMBLY_FILE, OBJECT_FILE = 0, 1
 
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "LLVMContextCreate": (c_void_p, []),
@@ -53,10 +61,6 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "LLVMCreateTargetMachine": (c_void_p, [c_void_p, c_char_p, c_char_p, c_char_p, c_int, c_int, c_int]),
     "LLVMDisposeTargetMachine": (None, [c_void_p]),
     "LLVMSetTargetMachineAsmVerbosity": (None, [c_void_p, c_int]),
-    "LLVMTargetMachineEmitToMemoryBuffer": (
-        c_int,
-        [c_void_p, c_void_p, c_int, POINTER(c_void_p), POINTER(c_void_p)],
-    ),
     "LLVMCreatePassBuilderOptions": (c_void_p, []),
     "LLVMDisposePassBuilderOptions": (None, [c_void_p]),
     "LLVMRunPasses": (c_void_p, [c_void_p, c_char_p, c_void_p, c_void_p]),
@@ -152,3 +156,58 @@ def load_library(toolchain: Toolchain) -> LLVMLibrary:
         ToolchainError: No usable library; the message says to use the subprocess engine.
     """
     return LLVMLibrary(toolchain)
+
+
+def _shim_path(toolchain: Toolchain) -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "llm-compiler" / "llc-shim" / f"llvm-{toolchain.version}" / "libllmc.so"
+
+
+def build_shim(toolchain: Toolchain) -> tuple[Path | None, str]:
+    """Compiles (once, cached) the helper that generates code exactly as llc does.
+
+    Returns:
+        The shared library, or None, and a sentence saying which it is and why.
+    """
+    target = _shim_path(toolchain)
+    if target.is_file():
+        return target, "code generation in-process, as llc does it"
+    library = load_library(toolchain)
+    source = resources.files("llm_compiler.toolchain") / "data" / "llc_shim.cpp"
+    try:
+        config = run_command([toolchain.tool("llvm-config"), "--cxxflags"], timeout=60).stdout_text.split()
+        includes = run_command([toolchain.tool("llvm-config"), "--includedir"], timeout=60)
+        headers = Path(includes.stdout_text.strip())
+    except (ToolchainError, OSError) as error:
+        return None, f"code generation by llc processes (no llvm-config: {error})"
+    if not (headers / "llvm" / "Target" / "TargetMachine.h").is_file():
+        return None, (
+            "code generation by llc processes (LLVM's C++ headers are missing; install "
+            f"llvm-{toolchain.major}-dev to generate code in-process)"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".{os.getpid()}.tmp")
+    with resources.as_file(source) as path:
+        try:
+            run_command(
+                [
+                    toolchain.tool("clang++"), "-shared", "-fPIC", "-O2", *config, path,
+                    str(library.path), f"-Wl,-rpath,{library.path.parent}", "-o", partial,
+                ],
+                timeout=300,
+            )  # fmt: skip
+        except ToolchainError as error:
+            partial.unlink(missing_ok=True)
+            return None, f"code generation by llc processes (the llc helper did not build: {error})"
+    os.replace(partial, target)
+    return target, "code generation in-process, as llc does it"
+
+
+def load_shim(path: Path) -> Any:
+    """Loads the llc helper built by :func:`build_shim`."""
+    shim = ctypes.CDLL(str(path))
+    shim.llmc_emit.restype = c_int
+    shim.llmc_emit.argtypes = [c_void_p, c_void_p, c_int, POINTER(c_void_p), POINTER(c_size_t)]
+    shim.llmc_free.restype = None
+    shim.llmc_free.argtypes = [c_void_p]
+    return shim

@@ -41,7 +41,7 @@ from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_o
 from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
 from llm_compiler.toolchain.ir import count_instructions
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
-from llm_compiler.toolchain.llvm_c import load_library
+from llm_compiler.toolchain.llvm_c import build_shim, load_library
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.toolchain.workers import WorkerPool
 
@@ -166,7 +166,8 @@ class Compiler:
                 raise
             logger.warning("in-process engine unavailable, using opt and llc: %s", error)
             return "subprocess", f"subprocess engine (opt, llc): {error}"
-        return "inprocess", f"in-process engine ({library.path.name}, {self.workers} workers)"
+        _, codegen = build_shim(self.toolchain)
+        return "inprocess", f"in-process engine ({library.path.name}, {self.workers} workers; {codegen})"
 
     @property
     def pool(self) -> WorkerPool:
