@@ -86,7 +86,8 @@ def _generate(
     with tempfile.TemporaryDirectory(prefix="llm-compiler-csmith-") as scratch:
         directory = Path(scratch)
         candidate = directory / "program.c"
-        run_command([csmith, "--seed", str(number), *CSMITH_OPTIONS, "-o", candidate], timeout=60)
+        # Csmith writes platform.info into its working directory: keep it in the scratch one.
+        run_command([csmith, "--seed", str(number), *CSMITH_OPTIONS, "-o", candidate], timeout=60, cwd=directory)
         try:
             run_command(
                 [toolchain.tool("clang"), "-O0", *flags, candidate, "-o", directory / "program"],
