@@ -87,7 +87,9 @@ def _generate(
         directory = Path(scratch)
         candidate = directory / "program.c"
         # Csmith writes platform.info into its working directory: keep it in the scratch one.
-        run_command([csmith, "--seed", str(number), *CSMITH_OPTIONS, "-o", candidate], timeout=60, cwd=directory)
+        run_command(
+            [csmith, "--seed", str(number), *CSMITH_OPTIONS, "-o", candidate], timeout=60, cwd=directory
+        )
         try:
             run_command(
                 [toolchain.tool("clang"), "-O0", *flags, candidate, "-o", directory / "program"],
