@@ -275,13 +275,16 @@ def gate_for(settings: TuneSettings) -> Gate:
 
 
 def validate_job(
-    settings: TuneSettings, program: Program, ranked: Sequence[tuple[str, int]], oz: int
+    settings: TuneSettings, program: Program, ranked: Sequence[tuple[str, int]], oz: int, known: Known
 ) -> JobOutput:
     """Checks the best lists (smaller than -Oz, best first); the first that passes wins.
 
-    Returns -Oz when no list beats it or when every checked list fails.
+    A list reached by falling back past the first is minimized too (exactly), and the
+    minimized list is kept when it also passes. Returns -Oz when no list beats it or
+    when every checked list fails.
     """
     compiler = compiler_for(settings)
+    evaluator = JobEvaluator(compiler, program, known, "validate")
     output = JobOutput(program.id, pipeline=OZ_PIPELINE, size=oz)
     better = [(pipeline, size) for pipeline, size in ranked if size < oz][:MAX_VALIDATION_ATTEMPTS]
     if not better:
@@ -293,11 +296,22 @@ def validate_job(
         return output
     gate = gate_for(settings)
     rejected = []
-    for pipeline, size in better:
+    for position, (pipeline, size) in enumerate(better):
         result = gate.check(program, compiler.passes(pipeline))
         if result.passed:
             output.pipeline, output.size = pipeline, size
             output.detail = result.description
+            if position > 0:
+                nodes, reduced_size = _exact_minimum(evaluator, pipeline)
+                shorter = str(PassList(nodes)) if nodes else pipeline
+                if shorter != pipeline and reduced_size <= size:
+                    again = gate.check(program, compiler.passes(shorter))
+                    if again.passed:
+                        output.pipeline, output.size, output.detail = (
+                            shorter,
+                            int(reduced_size),
+                            again.description,
+                        )
             break
         rejected.append(
             {"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.description[:500]}
@@ -305,4 +319,5 @@ def validate_job(
     else:
         output.detail = f"the {len(rejected)} best lists failed validation; -Oz kept"
     output.extra["rejected"] = rejected
+    output.rows = evaluator.new
     return output

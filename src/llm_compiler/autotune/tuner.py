@@ -346,7 +346,8 @@ class Tuner:
             oz = self._oz(program)
             if not oz.ok:
                 continue
-            job: Job = (validate_job, (self.settings, program, self._ranked(program), int(oz.size)))
+            arguments = (self.settings, program, self._ranked(program), int(oz.size), self._known(program))
+            job: Job = (validate_job, arguments)
             jobs.append((f"validate:{program.id}", job, 1))
 
         def done(output: JobOutput) -> None:
