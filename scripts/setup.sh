@@ -54,6 +54,17 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v prlimit >/dev/null || missing+=(util-linux)
 command -v csmith >/dev/null || missing+=(csmith)
 [[ -f /usr/include/csmith/csmith.h ]] || ls /usr/include/csmith-*/csmith.h >/dev/null 2>&1 || missing+=(libcsmith-dev)
+# The corpus builds source packages (apt-get source needs dpkg-source) and records
+# their compile commands with bear or CMake.
+command -v make >/dev/null || missing+=(make)
+# Disassembly data for AArch64 compiles with clang's cross target, against Debian's
+# cross C library (a native arm64 machine has its own).
+if [[ "$(dpkg --print-architecture 2>/dev/null)" != arm64 && ! -d /usr/aarch64-linux-gnu/include ]]; then
+  missing+=(libc6-dev-arm64-cross)
+fi
+command -v bear >/dev/null || missing+=(bear)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "setup: installing ${missing[*]}"
   apt_install "${missing[@]}"

@@ -27,7 +27,7 @@ from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
 from llm_compiler.toolchain.measure import DEFAULT_TIMEOUT, ENGINES, Compiler
 
-SUBCOMMANDS = ("measure", "compile", "passes", "tune", "validate")
+SUBCOMMANDS = ("measure", "compile", "passes", "tune", "validate", "corpus", "data")
 
 EPILOG = """examples:
   llm-compiler measure examples/crc32.c

@@ -62,8 +62,25 @@ class FrontendOptions:
             flags.append(f"-D{name}" if value is None else f"-D{name}={value}")
         if self.target:
             flags.append(f"--target={self.target}")
+            sysroot = cross_sysroot(self.target)
+            if sysroot and not any(flag.startswith("--sysroot") for flag in self.extra_flags):
+                flags.append(f"--sysroot={sysroot}")
         flags.extend(self.extra_flags)
         return flags
+
+
+def cross_sysroot(target: str) -> str | None:
+    """Debian's C library for a cross target, when clang would not find it itself.
+
+    Debian installs a cross C library (``libc6-dev-arm64-cross`` for
+    ``aarch64-linux-gnu``) under ``/usr/<triple>``; clang searches it only when a GCC
+    cross compiler for the triple is installed too. Without one, the host's headers
+    would be used, which fail for another architecture.
+    """
+    root = Path("/usr") / target
+    if (root / "include").is_dir() and not (Path("/usr/lib/gcc-cross") / target).is_dir():
+        return str(root)
+    return None
 
 
 def language_of(path: Path) -> str:
@@ -131,10 +148,16 @@ def emit_ir(
     except CommandFailed as error:
         if error.crashed or isinstance(error, CompileTimeout):
             raise
+        hint = "Fix the source, or pass the include directories (-I) and defines (-D) its build uses."
+        if options.target and "file not found" in error.stderr:
+            hint = (
+                f"For --target {options.target}, install the target's C library (on Debian "
+                "libc6-dev-<arch>-cross, e.g. libc6-dev-arm64-cross for aarch64-linux-gnu) or "
+                "pass --sysroot. " + hint
+            )
         raise InvalidInput(
             f"{source} does not compile with {compiler.name} (LLVM {toolchain.version}): "
-            f"{_first_diagnostic(error.stderr)}. Fix the source, or pass the include "
-            "directories (-I) and defines (-D) its build uses."
+            f"{_first_diagnostic(error.stderr)}. {hint}"
         ) from error
     return result.stdout_text
 

@@ -1,0 +1,235 @@
+"""Turning source files into corpus units: front end, measurement, token budget, splitting.
+
+For each source file, :class:`CorpusBuilder` runs the measurement front end (clang's
+``-Oz`` front end with the LLVM passes disabled, with the file's own build flags),
+measures the IR under ``default<O0>`` and ``default<Oz>``, counts the tokens of the
+flag-tuning prompt that holds it, and stores it. A unit whose prompt exceeds the
+token limit (15,000 by default, the paper's) is also split into one module per
+function with ``llvm-extract``, as LLM Compiler did; each function module becomes a
+unit of its own, linked to its translation unit by ``parent``.
+
+Paths are made reproducible: sources of a package are compiled with
+``-ffile-prefix-map=<tree>=<package>-<version>`` and the ``ModuleID`` and
+``source_filename`` lines are rewritten the same way, so the same package version
+gives the same content hashes wherever it is unpacked.
+
+Anything that fails (a file that does not compile, a unit that does not measure
+under -Oz, a function llvm-extract cannot take out) is recorded in the store's
+failures with the reason, and excluded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from llm_compiler.corpus.functions import extract_function
+from llm_compiler.corpus.store import SPLITS, CorpusStore, Failure, Provenance, Unit
+from llm_compiler.corpus.tokens import TokenCounter
+from llm_compiler.errors import InvalidInput, LlmCompilerError
+from llm_compiler.tasks.prompts import flag_tuning_prompt
+from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
+from llm_compiler.toolchain.ir import count_instructions, defined_functions
+from llm_compiler.toolchain.measure import O0_PIPELINE, OZ_PIPELINE, Compiler, Program
+
+#: The paper's prompt budget for flag tuning and emulation (system notes, section 8).
+DEFAULT_TOKEN_LIMIT = 15_000
+
+
+def split_for(group: str) -> str:
+    """A stable split for a package or project name: 80% train, 10% validation, 10% test."""
+    bucket = int(hashlib.sha256(group.encode()).hexdigest(), 16) % 10
+    return "test" if bucket == 0 else "validation" if bucket == 1 else "train"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to turn into a unit.
+
+    Attributes:
+        path: The C/C++ (or .ll) file.
+        options: Its front-end options (from its build, or given by the user).
+        provenance: Where it comes from (its id-independent part).
+        tree: The package's root, rewritten to ``<package>-<version>`` in paths.
+    """
+
+    path: Path
+    options: FrontendOptions
+    provenance: Provenance
+    tree: Path | None = None
+
+
+@dataclass
+class AddReport:
+    """What adding a batch of files did."""
+
+    added: int = 0
+    functions: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    over_limit: int = 0
+
+    def merge(self, other: AddReport) -> None:
+        self.added += other.added
+        self.functions += other.functions
+        self.duplicates += other.duplicates
+        self.failed += other.failed
+        self.over_limit += other.over_limit
+
+
+def _rewrite_paths(ir: str, tree: Path, prefix: str) -> str:
+    root = str(tree)
+
+    def rewrite(match: re.Match[str]) -> str:
+        return match.group(0).replace(root, prefix)
+
+    return re.sub(r"^(; ModuleID = |source_filename = ).*$", rewrite, ir, count=2, flags=re.MULTILINE)
+
+
+class CorpusBuilder:
+    """Adds source files to a corpus store.
+
+    Args:
+        store: The corpus.
+        compiler: Front end and measurement.
+        counter: Counts prompt tokens.
+        token_limit: Prompts above this many tokens are split per function.
+        split_functions: Split units over the limit (True, as the paper did).
+        jobs: Files processed at once.
+    """
+
+    def __init__(
+        self,
+        store: CorpusStore,
+        compiler: Compiler,
+        counter: TokenCounter,
+        *,
+        token_limit: int = DEFAULT_TOKEN_LIMIT,
+        split_functions: bool = True,
+        jobs: int = 2,
+    ) -> None:
+        self.store = store
+        self.compiler = compiler
+        self.counter = counter
+        self.token_limit = token_limit
+        self.split_functions = split_functions
+        self.jobs = max(1, jobs)
+        self._lock = threading.Lock()
+
+    def prompt_tokens(self, ir: str) -> int:
+        """Tokens of the flag-tuning prompt holding ``ir``."""
+        return self.counter.count(flag_tuning_prompt(ir))
+
+    def add(
+        self, files: Iterable[SourceFile], split: str, *, on_file: Callable[[SourceFile], None] | None = None
+    ) -> AddReport:
+        """Compiles, measures and stores each file (in parallel); failures are recorded.
+
+        Args:
+            files: What to add.
+            split: The split of every unit made from them.
+            on_file: Called after each file (for progress).
+
+        Raises:
+            InvalidInput: ``split`` is not train, validation or test.
+        """
+        if split not in SPLITS:
+            raise InvalidInput(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}.")
+        report = AddReport()
+
+        def work(file: SourceFile) -> None:
+            result = self._add_file(file, split)
+            with self._lock:
+                report.merge(result)
+            if on_file is not None:
+                on_file(file)
+
+        with ThreadPoolExecutor(self.jobs) as pool:
+            for future in [pool.submit(work, file) for file in files]:
+                future.result()
+        return report
+
+    def _fail(self, provenance: Provenance, stage: str, error: Exception | str) -> AddReport:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        file = provenance.file + (f":{provenance.function}" if provenance.function else "")
+        with self._lock:
+            self.store.record_failure(
+                Failure(provenance.origin, provenance.package, file, stage, reason[:500])
+            )
+        return AddReport(failed=1)
+
+    def _load(self, file: SourceFile) -> Program:
+        language = language_of(file.path)
+        if language == "ir":
+            return self.compiler.load(file.path)
+        options = file.options
+        prefix = ""
+        if file.tree is not None:
+            prefix = f"{file.provenance.package}-{file.provenance.version.split(':')[-1]}".rstrip("-")
+            options = replace(
+                options, extra_flags=(*options.extra_flags, f"-ffile-prefix-map={file.tree}={prefix}")
+            )
+        ir = emit_ir(self.compiler.toolchain, file.path, options, timeout=self.compiler.timeout)
+        if file.tree is not None:
+            ir = _rewrite_paths(ir, file.tree, prefix)
+        return Program(name=f"{file.provenance.package}/{file.provenance.file}", ir=ir, language=language)
+
+    def _measure_and_store(self, program: Program, provenance: Provenance, split: str) -> tuple[Unit, bool]:
+        o0 = self.compiler.measure(program, self.compiler.passes(O0_PIPELINE))
+        oz = self.compiler.measure(program, self.compiler.passes(OZ_PIPELINE))
+        unit = Unit(
+            id=program.id,
+            split=split,
+            language=program.language,
+            provenance=provenance,
+            o0_size=o0.binary_size,
+            oz_size=oz.binary_size,
+            instructions=count_instructions(program.ir),
+            tokens=self.prompt_tokens(program.ir),
+            token_counter=self.counter.name,
+            llvm_version=self.compiler.llvm_version,
+        )
+        with self._lock:
+            added = self.store.add(unit, program.ir)
+        return unit, added
+
+    def _add_file(self, file: SourceFile, split: str) -> AddReport:
+        provenance = file.provenance
+        try:
+            program = self._load(file)
+        except LlmCompilerError as error:
+            return self._fail(provenance, "front end", error)
+        try:
+            unit, added = self._measure_and_store(program, provenance, split)
+        except LlmCompilerError as error:
+            return self._fail(provenance, "measure", error)
+        if not added:
+            return AddReport(duplicates=1)
+        report = AddReport(added=1)
+        if unit.tokens > self.token_limit:
+            report.over_limit = 1
+            if self.split_functions:
+                report.merge(self._add_functions(program, unit, split))
+        return report
+
+    def _add_functions(self, program: Program, unit: Unit, split: str) -> AddReport:
+        report = AddReport()
+        for function in defined_functions(program.ir):
+            provenance = replace(unit.provenance, function=function, parent=unit.id)
+            try:
+                extracted = extract_function(self.compiler, program, function)
+                extracted = replace(extracted, language=program.language)
+                _, added = self._measure_and_store(extracted, provenance, split)
+            except LlmCompilerError as error:
+                report.merge(self._fail(provenance, "split", error))
+                continue
+            if added:
+                report.functions += 1
+            else:
+                report.duplicates += 1
+        return report
