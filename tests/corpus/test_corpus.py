@@ -16,7 +16,7 @@ from llm_compiler.corpus.builder import CorpusBuilder, SourceFile, split_for
 from llm_compiler.corpus.debian import _source_lines, _source_stanzas, read_licence
 from llm_compiler.corpus.sources import DEFAULT_SUITE, add_compile_commands, add_files
 from llm_compiler.corpus.stats import corpus_stats, split_leaks
-from llm_compiler.corpus.store import CorpusStore, Provenance, Unit
+from llm_compiler.corpus.store import CorpusStore, Failure, Provenance, Unit
 from llm_compiler.corpus.tokens import EstimatedTokenCounter
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import Toolchain
@@ -100,10 +100,25 @@ def test_cmake_build_uses_cmakes_database(tree: Path, toolchain: Toolchain) -> N
 
 
 def test_a_tree_without_build_system_compiles_files_on_their_own(tree: Path, toolchain: Toolchain) -> None:
+    # quilt's copies of files before Debian's patches are not part of any build
+    (tree / ".pc" / "fix.patch" / "src").mkdir(parents=True)
+    (tree / ".pc" / "fix.patch" / "src" / "old.c").write_text("int old;\n")
     captured = capture_compile_commands(tree, toolchain)
     assert captured.method == "files"
     assert {command.source.name for command in captured.commands} == {"checksum.c", "table.c", "broken.c"}
     assert any(f"-I{tree / 'include'}" in command.arguments for command in captured.commands)
+
+
+@pytest.mark.skipif(shutil.which("bear") is None, reason="bear is installed by scripts/setup.sh")
+def test_a_debian_tree_falls_back_to_its_packaging_build(tree: Path, toolchain: Toolchain) -> None:
+    """As lua5.4: the upstream Makefile compiles nothing, debian/rules build does."""
+    (tree / "Makefile").write_text("all:\n\t@echo nothing to do\n")
+    (tree / "debian").mkdir()
+    (tree / "debian" / "rules").write_text(MAKEFILE.replace("all: libsum.a", "build: libsum.a"))
+    captured = capture_compile_commands(tree, toolchain, jobs=2, timeout=120)
+    assert captured.method == "debian/rules"
+    assert "ran debian/rules build" in captured.note
+    assert {command.source.name for command in captured.commands} == {"checksum.c", "table.c"}
 
 
 def _unit(unit_id: str, split: str, package: str) -> Unit:
@@ -122,6 +137,19 @@ def test_store_dedupes_by_content_and_survives_a_torn_line(tmp_path: Path) -> No
     assert reopened.read_ir("bb22") == "ir two"
     assert split_leaks(list(reopened.units())) == []
     assert split_leaks([_unit("x", "train", "p"), _unit("y", "test", "p")]) == ["package p"]
+
+
+def test_a_rebuilt_package_replaces_its_units_and_failures(tmp_path: Path) -> None:
+    store = CorpusStore(tmp_path)
+    store.add(_unit("aa11", "train", "p"), "ir one")
+    store.add(_unit("bb22", "train", "q"), "ir two")
+    store.record_failure(Failure("files", "p", "bad.c", "front end", "no"))
+    store.record_failure(Failure("files", "q", "bad.c", "front end", "no"))
+    assert store.remove_package("files", "p") == 1
+    assert [unit.id for unit in store.units()] == ["bb22"]
+    assert not (tmp_path / _unit("aa11", "train", "p").ir_path).exists()
+    assert [failure.package for failure in store.failures()] == ["q"]
+    assert store.add(_unit("aa11", "train", "p"), "ir one")  # can be added again
 
 
 def test_store_writes_parquet(tmp_path: Path) -> None:

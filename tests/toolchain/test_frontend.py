@@ -97,3 +97,10 @@ def test_compile_commands_arguments_form() -> None:
     assert flags_from_compile_command(command).extra_flags == ("-std=c++17",)
     with pytest.raises(InvalidInput, match="no command"):
         CompileCommand.from_entry({"directory": "/p", "file": "a.cc"})
+
+
+def test_a_line_compiling_several_files_keeps_only_flags() -> None:
+    """``cc -c a.c b.c`` (as libgsm's Makefile does) is one entry per file with both files."""
+    line = ["cc", "-include", "cfg.c", "-Iinc", "-c", "src/a.c", "src/b.c", "lib.a"]
+    command = CompileCommand.from_entry({"directory": "/p", "file": "src/b.c", "arguments": line})
+    assert flags_from_compile_command(command).extra_flags == ("-include", "cfg.c", "-Iinc")

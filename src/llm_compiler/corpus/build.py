@@ -8,7 +8,9 @@ with clang as the compiler, and records every compile command:
 2. ``CMakeLists.txt``: CMake's own compile database, then a build (generated headers);
 3. ``meson.build``: Meson's own compile database, then ``ninja -k 0``;
 4. a ``Makefile``: ``make -k`` under ``bear``;
-5. otherwise, or when the build recorded nothing: every C/C++ file on its own, with
+5. when that recorded nothing and the tree is a Debian source package, its
+   packaging's own build (``debian/rules build`` under ``bear``, without tests or docs);
+6. otherwise, or when the build recorded nothing: every C/C++ file on its own, with
    each folder holding headers as an include path (best effort; files that still do
    not compile are reported by the caller).
 
@@ -56,6 +58,7 @@ def _environment(toolchain: Toolchain) -> dict[str, str]:
         CFLAGS="-O0 -w",
         CXXFLAGS="-O0 -w",
         MAKEFLAGS="",
+        DEB_BUILD_OPTIONS="nocheck nodoc",
     )
     return environment
 
@@ -89,11 +92,14 @@ def _unique(commands: list[CompileCommand]) -> tuple[CompileCommand, ...]:
     return tuple(unique)
 
 
-def _bear(database: Path, jobs: int) -> list[str]:
+def _bear(database: Path, jobs: int, makefile: str | None = None, target: str | None = None) -> list[str]:
     bear = shutil.which("bear")
     if bear is None:
         raise LlmCompilerError("bear is not installed (sudo apt-get install bear)")
-    return [bear, "--output", str(database), "--", "make", "-k", f"-j{jobs}"]
+    make = ["make", "-k", f"-j{jobs}"]
+    if makefile:
+        make += ["-f", makefile]
+    return [bear, "--output", str(database), "--", *make, *([target] if target else [])]
 
 
 def _run_steps(steps: list[list[str]], tree: Path, toolchain: Toolchain, timeout: float) -> str:
@@ -112,14 +118,23 @@ def _run_steps(steps: list[list[str]], tree: Path, toolchain: Toolchain, timeout
     return ""
 
 
-def _files_on_their_own(tree: Path) -> tuple[CompileCommand, ...]:
-    sources = sorted(
+# Folders that hold no code of the package's own build: Debian's packaging, quilt's
+# copies of files before patching, version control.
+_NOT_BUILT = frozenset({"debian", ".pc", ".git"})
+
+
+def _tree_files(tree: Path, suffixes: frozenset[str]) -> list[Path]:
+    return [
         path
         for path in tree.rglob("*")
-        if path.is_file() and path.suffix in C_SUFFIXES | CXX_SUFFIXES and "debian" not in path.parts
-    )
+        if path.suffix in suffixes and path.is_file() and not _NOT_BUILT & set(path.relative_to(tree).parts)
+    ]
+
+
+def _files_on_their_own(tree: Path) -> tuple[CompileCommand, ...]:
+    sources = sorted(_tree_files(tree, C_SUFFIXES | CXX_SUFFIXES))
     header_dirs = sorted(
-        {path.parent for path in tree.rglob("*") if path.is_file() and path.suffix in HEADER_SUFFIXES},
+        {path.parent for path in _tree_files(tree, HEADER_SUFFIXES)},
         key=lambda directory: (len(directory.parts), str(directory)),
     )
     flags = [f"-I{directory}" for directory in header_dirs]
@@ -195,6 +210,19 @@ def capture_compile_commands(
             note = str(error)
         commands = _read_database(database)
         notes.append(note)
+    if not commands and (tree / "debian" / "rules").is_file():
+        # Some packages build only through their Debian packaging (lua5.4's
+        # generated headers, for example): run its build target, without tests or docs.
+        if method:
+            notes.append(f"the {method} build recorded no compile command; ran debian/rules build")
+        method = "debian/rules"
+        try:
+            notes.append(
+                _run_steps([_bear(database, jobs, "debian/rules", "build")], tree, toolchain, timeout)
+            )
+        except LlmCompilerError as error:
+            notes.append(str(error))
+        commands = _read_database(database)
     if not commands:
         if method:
             notes.append(f"the {method} build recorded no compile command; compiling files on their own")

@@ -52,9 +52,9 @@ class SourcePackage:
     dsc_sha256: str
 
 
-def _apt(command: list[str], timeout: float = 600.0) -> str:
+def _apt(command: list[str], timeout: float = 600.0, cwd: Path | None = None) -> str:
     environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive", LC_ALL="C")
-    return run_command(command, timeout=timeout, env=environment).stdout_text
+    return run_command(command, timeout=timeout, env=environment, cwd=cwd).stdout_text
 
 
 def has_source_entries() -> bool:
@@ -193,7 +193,11 @@ def fetch_source(name: str, destination: Path, version: str | None = None) -> So
     for candidate in versions:
         before = set(destination.iterdir())
         try:
-            _apt(["apt-get", "source", "-q", f"{source}={candidate}"], timeout=1800)
+            _apt(
+                ["apt-get", "source", "-q", "--only-source", f"{source}={candidate}"],
+                timeout=1800,
+                cwd=destination,
+            )
         except CommandFailed as error:
             last = [line for line in error.stderr.splitlines() if line.startswith("E:")]
             errors.append(f"{candidate}: {last[0] if last else error}")

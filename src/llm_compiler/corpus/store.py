@@ -219,6 +219,40 @@ class CorpusStore:
         self._ids[unit.id] = unit.split
         return True
 
+    def remove_package(self, origin: str, package: str) -> int:
+        """Drops a package's units, their IR and its failures (before a rebuild).
+
+        The manifest and the failure list are rewritten to temporary files and renamed
+        into place, so an interruption leaves either the old or the new corpus.
+
+        Returns:
+            How many units were removed.
+        """
+
+        def ours(record: Mapping[str, Any]) -> bool:  # manifest and failure records are flat
+            return bool(record.get("origin") == origin and record.get("package") == package)
+
+        removed = 0
+        for path in (self.manifest_path, self.failures_path):
+            if not path.is_file():
+                continue
+            kept = []
+            for line in path.read_text().splitlines():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a torn last line
+                if not ours(record):
+                    kept.append(line + "\n")
+                elif path == self.manifest_path:
+                    removed += 1
+                    (self.root / Unit.from_json(record).ir_path).unlink(missing_ok=True)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text("".join(kept))
+            temporary.replace(path)
+        self._ids = None
+        return removed
+
     def record_failure(self, failure: Failure) -> None:
         """Appends a failure to ``failures.jsonl``."""
         self._ensure()

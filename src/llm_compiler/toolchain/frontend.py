@@ -35,6 +35,10 @@ FRONTEND_FLAGS = ("-Oz", "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-S")
 # compile_commands.json flags dropped, with how many arguments follow each.
 _DROP_WITH_VALUE = frozenset({"-o", "-MF", "-MT", "-MQ", "-Xclang"})
 _DROP_EXACT = frozenset({"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-Werror", "-pipe"})
+# Positional inputs of a compile or link line: sources, objects, archives.
+_INPUT_SUFFIXES = SOURCE_SUFFIXES | {".o", ".a", ".so", ".s", ".S", ".i", ".ii"}
+# Flags whose value is the next argument and may look like a file name.
+_TAKES_VALUE = frozenset({"-include", "-imacros", "-I", "-isystem", "-iquote", "-idirafter", "-x"})
 _DROP_PREFIXES = ("-O", "-g", "-Werror=", "-fdiagnostics", "-fcolor-diagnostics", "-o")
 
 
@@ -204,10 +208,15 @@ class CompileCommand:
         return path if path.is_absolute() else Path(self.directory) / path
 
 
+def _is_input_file(argument: str) -> bool:
+    return not argument.startswith("-") and Path(argument).suffix in _INPUT_SUFFIXES
+
+
 def flags_from_compile_command(command: CompileCommand) -> FrontendOptions:
     """The front-end options equivalent to a build's compile command.
 
-    The compiler name, the source file, output and dependency-file flags, ``-c``,
+    The compiler name, the source file (and any other input files of a line that
+    compiles several), output and dependency-file flags, ``-c``,
     optimization and debug levels and ``-Werror`` are dropped; the rest (``-I``, ``-D``,
     ``-std=``, ``-f...``, ``--target``...) is kept in order.
     """
@@ -224,6 +233,8 @@ def flags_from_compile_command(command: CompileCommand) -> FrontendOptions:
             continue
         if argument in _DROP_EXACT or argument in source_names:
             continue
+        if _is_input_file(argument) and not (kept and kept[-1] in _TAKES_VALUE):
+            continue  # one command compiling several files lists all of them
         if argument.startswith(_DROP_PREFIXES) and not argument.startswith("-g-"):
             continue
         kept.append(argument)
