@@ -181,3 +181,30 @@ def test_show_prints_a_sample(emulation: Path) -> None:
     assert "[INST] Give the" in shown.stdout and "binary size" in shown.stdout
     bad = run_cli("data", "show", str(shard), "--index", "999")
     assert bad.returncode == 2 and "samples" in bad.stderr
+
+
+def test_a_corpus_feeds_datasets_with_its_splits_and_provenance(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    for project, split, program in (("crc", "train", PROGRAMS[0]), ("search", "test", PROGRAMS[1])):
+        added = run_cli(
+            "corpus", "add", "files", program, "--project", project, "--split", split, "--corpus", str(corpus)
+        )
+        assert added.returncode == 0, added.stderr
+    out = tmp_path / "dis"
+    made = run_cli(
+        "data", "disassembly", "--programs", str(corpus), "--out", str(out), "--only-split", "test"
+    )
+    assert made.returncode == 0, made.stderr
+    samples = read_samples(out)
+    assert [(sample["split"], sample["provenance"]["package"]) for sample in samples] == [("test", "search")]
+    assert samples[0]["provenance"]["origin"] == "files"
+    manifest = run_cli(
+        "data", "disassembly", "--programs", str(corpus / "manifest.jsonl"), "--out", str(tmp_path / "m"),
+        "--limit", "1",
+    )  # fmt: skip
+    assert manifest.returncode == 0, manifest.stderr
+    assert len(read_samples(tmp_path / "m")) == 1
+    bad = run_cli(
+        "data", "disassembly", "--programs", str(corpus), "--out", str(tmp_path / "x"), "--limit", "0"
+    )
+    assert bad.returncode == 2 and "--limit" in bad.stderr

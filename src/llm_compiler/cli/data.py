@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from llm_compiler.cli.main import frontend_options
 from llm_compiler.errors import InvalidInput
 from llm_compiler.tasks.dataset import DEFAULT_SHARD_SIZE
 from llm_compiler.tasks.generate import ProgramOutput, generate
-from llm_compiler.tasks.programs import iter_programs
+from llm_compiler.tasks.programs import ProgramRecord, iter_programs
 from llm_compiler.tasks.samples import TASKS, DataSettings
 from llm_compiler.toolchain.llvm import find_toolchain
 from llm_compiler.toolchain.measure import Compiler
@@ -50,6 +52,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
             help="a corpus folder, a manifest.jsonl, or C/C++/IR files and folders",
         )  # fmt: skip
         sub.add_argument("--out", type=Path, required=True, metavar="DIR", help="dataset folder")
+        sub.add_argument(
+            "--only-split", action="append", choices=("train", "validation", "test"), default=[],
+            help="use only the programs of this split (repeatable; default: all)",
+        )  # fmt: skip
+        sub.add_argument(
+            "--limit", type=int, metavar="N", help="use at most the first N programs (of the chosen splits)"
+        )
         sub.add_argument("--seed", type=int, default=0, help="seed of the random pass lists (default: 0)")
         sub.add_argument(
             "--samples-per-program", type=int, default=4, metavar="N",
@@ -105,6 +114,16 @@ def _executor(args: argparse.Namespace) -> Executor:
     return InlineExecutor()
 
 
+def select_programs(
+    records: Iterator[ProgramRecord], splits: Sequence[str], limit: int | None
+) -> Iterator[ProgramRecord]:
+    """The records of the chosen splits (all when none is chosen), at most ``limit``."""
+    if limit is not None and limit < 1:
+        raise InvalidInput(f"--limit must be at least 1, not {limit}.")
+    chosen = (record for record in records if not splits or record.split in splits)
+    return itertools.islice(chosen, limit)
+
+
 def run_generate(args: argparse.Namespace) -> int:
     targets = tuple(target.strip() for target in args.emulation_targets.split(",") if target.strip())
     if not targets or set(targets) - {"ir", "asm"}:
@@ -155,7 +174,9 @@ def run_generate(args: argparse.Namespace) -> int:
         with progress:
             report = generate(
                 settings,
-                iter_programs(args.programs, frontend_options(args)),
+                select_programs(
+                    iter_programs(args.programs, frontend_options(args)), args.only_split, args.limit
+                ),
                 args.out,
                 executor,
                 resume=args.resume,
