@@ -286,8 +286,8 @@ def run_stats(args: argparse.Namespace) -> int:
         values = stats[key]
         if values["count"]:
             console.print(
-                f"{key}: median {values['median']:g}, p90 {values['p90']:g}, "
-                f"min {values['min']:g}, max {values['max']:g}"
+                f"{key}: median {values['median']:,.0f}, p90 {values['p90']:,.0f}, "
+                f"min {values['min']:,.0f}, max {values['max']:,.0f}"
             )
     console.print(
         f"prompts over {stats['token_limit']} tokens ({stats['token_counter']}): "
