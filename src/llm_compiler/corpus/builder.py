@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from llm_compiler.corpus.functions import extract_function
+from llm_compiler.corpus.functions import extract_function, module_bitcode
 from llm_compiler.corpus.store import SPLITS, CorpusStore, Failure, Provenance, Unit
 from llm_compiler.corpus.tokens import TokenCounter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
@@ -219,10 +219,14 @@ class CorpusBuilder:
 
     def _add_functions(self, program: Program, unit: Unit, split: str) -> AddReport:
         report = AddReport()
+        try:
+            bitcode: bytes | None = module_bitcode(self.compiler, program)
+        except LlmCompilerError:
+            bitcode = None  # llvm-extract reads the text, only slower
         for function in defined_functions(program.ir):
             provenance = replace(unit.provenance, function=function, parent=unit.id)
             try:
-                extracted = extract_function(self.compiler, program, function)
+                extracted = extract_function(self.compiler, program, function, bitcode)
                 extracted = replace(extracted, language=program.language)
                 _, added = self._measure_and_store(extracted, provenance, split)
             except LlmCompilerError as error:
