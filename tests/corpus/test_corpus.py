@@ -189,6 +189,25 @@ def test_builder_measures_splits_and_records_failures(tree: Path, corpus_compile
     assert again.added == 0 and again.duplicates == 2
 
 
+def test_an_interrupted_add_stops_at_the_next_file(tree: Path, corpus_compiler: Compiler) -> None:
+    store = CorpusStore(tree.parent / "corpus")
+    builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter(), jobs=1)
+    options = FrontendOptions(include_dirs=(str(tree / "include"),), defines={"SEED": "3"})
+    (tree / "include" / "config.h").write_text("")
+    files = [
+        SourceFile(tree / "src" / name, options, Provenance("files", "libsum", file=f"src/{name}"))
+        for name in ("checksum.c", "table.c", "broken.c")
+    ]
+
+    def interrupt(_: SourceFile) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        builder.add(files, "train", on_file=interrupt)
+    assert len(list(store.units())) == 1 and store.failures() == []  # the rest never ran
+    assert builder.add(files[1:2], "train").added == 1  # the builder still works
+
+
 def test_package_paths_do_not_change_content_hashes(tmp_path: Path, corpus_compiler: Compiler) -> None:
     ids = []
     for place in ("one", "two"):

@@ -120,6 +120,7 @@ class CorpusBuilder:
         self.split_functions = split_functions
         self.jobs = max(1, jobs)
         self._lock = threading.Lock()
+        self._stop = threading.Event()
 
     def prompt_tokens(self, ir: str) -> int:
         """Tokens of the flag-tuning prompt holding ``ir``."""
@@ -141,17 +142,32 @@ class CorpusBuilder:
         if split not in SPLITS:
             raise InvalidInput(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}.")
         report = AddReport()
+        self._stop.clear()
 
         def work(file: SourceFile) -> None:
-            result = self._add_file(file, split)
-            with self._lock:
-                report.merge(result)
-            if on_file is not None:
-                on_file(file)
+            if self._stop.is_set():
+                return
+            try:
+                result = self._add_file(file, split)
+                with self._lock:
+                    report.merge(result)
+                if on_file is not None:
+                    on_file(file)
+            except BaseException:
+                self._stop.set()  # before this thread takes the next file
+                raise
 
-        with ThreadPoolExecutor(self.jobs) as pool:
+        pool = ThreadPoolExecutor(self.jobs)
+        try:
             for future in [pool.submit(work, file) for file in files]:
                 future.result()
+        except BaseException:
+            # Ctrl-C (or an error): stop at the next file or function instead of
+            # finishing every file already queued. What is stored stays stored.
+            self._stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown()
         return report
 
     def _fail(self, provenance: Provenance, stage: str, error: Exception | str) -> AddReport:
@@ -224,6 +240,8 @@ class CorpusBuilder:
         except LlmCompilerError:
             bitcode = None  # llvm-extract reads the text, only slower
         for function in defined_functions(program.ir):
+            if self._stop.is_set():
+                break
             provenance = replace(unit.provenance, function=function, parent=unit.id)
             try:
                 extracted = extract_function(self.compiler, program, function, bitcode)
