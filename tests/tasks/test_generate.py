@@ -208,3 +208,19 @@ def test_a_corpus_feeds_datasets_with_its_splits_and_provenance(tmp_path: Path) 
         "data", "disassembly", "--programs", str(corpus), "--out", str(tmp_path / "x"), "--limit", "0"
     )
     assert bad.returncode == 2 and "--limit" in bad.stderr
+
+
+def test_pool_and_dask_make_the_same_samples_as_one_process(tmp_path: Path) -> None:
+    def made(*executor: str) -> list[tuple[Any, ...]]:
+        out = tmp_path / "-".join(executor or ("inline",))
+        generate("emulation", out, "--samples-per-program", "1", "--seed", "3", *executor)
+        return sorted(
+            (sample["program"], sample["index"], sample["target"], sample["prompt"], sample["answer"])
+            for sample in read_samples(out)
+        )
+
+    inline = made()
+    assert inline
+    assert made("--jobs", "2") == inline
+    pytest.importorskip("dask.distributed")
+    assert made("--dask-local", "1") == inline
