@@ -216,6 +216,9 @@ def capture_compile_commands(
         if method:
             notes.append(f"the {method} build recorded no compile command; ran debian/rules build")
         method = "debian/rules"
+        # An in-tree configure that failed leaves config.status, which makes the
+        # packaging's out-of-tree configure refuse to run (gmp).
+        (tree / "config.status").unlink(missing_ok=True)
         try:
             notes.append(
                 _run_steps([_bear(database, jobs, "debian/rules", "build")], tree, toolchain, timeout)
