@@ -31,7 +31,12 @@ from llm_compiler.validation.suites import builtin_suite
 def replay_reproduces(evaluator: PassListEval, failure: ProgramCheck) -> bool:
     """Runs the failure's replay command; True when it fails the same way."""
     with tempfile.TemporaryDirectory() as scratch:
-        result = subprocess.run(failure.command, shell=True, cwd=scratch, capture_output=True, timeout=600)
+        try:
+            result = subprocess.run(
+                failure.command, shell=True, cwd=scratch, capture_output=True, timeout=600
+            )
+        except subprocess.TimeoutExpired:
+            return False  # the replay command itself must end: it bounds the test run
     if failure.outcome is Outcome.OUTPUT_MISMATCH:
         test = next(t for t in evaluator.programs if t.name == failure.program)
         reference = evaluator._references.get(test.key)
@@ -74,15 +79,16 @@ def main(argv: list[str]) -> int:
         evaluator.check(lists[0])
         cached = time.perf_counter() - cached_start
         outcomes = Counter(str(failure.outcome) for _, failure in rejected)
-        reproduced = sum(replay_reproduces(evaluator, failure) for _, failure in rejected)
         print(f"lists checked: {len(lists)}; rejected: {len(rejected)} ({len(rejected) / len(lists):.2%}; "
               "LLM Compiler: 9.85%)")  # fmt: skip
         print("outcomes of rejections: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
         print(f"lists per minute: {len(lists) / seconds * 60:.1f}; cached verdict: {cached * 1000:.1f} ms")
-        print(f"replay commands that reproduce their failure: {reproduced}/{len(rejected)}")
         passes_in_rejected = Counter(str(node) for passes, _ in rejected for node in set(passes))
         common = passes_in_rejected.most_common(8)
         print("passes most often in rejected lists: " + ", ".join(f"{name} ({n})" for name, n in common))
+        print("replaying the rejections...", flush=True)
+        reproduced = sum(replay_reproduces(evaluator, failure) for _, failure in rejected)
+        print(f"replay commands that reproduce their failure: {reproduced}/{len(rejected)}")
         evaluator.close()
     return 0
 

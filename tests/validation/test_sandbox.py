@@ -47,6 +47,9 @@ def test_limits_stop_runaway_programs(toolchain: Toolchain, tmp_path: Path) -> N
     spin = build(toolchain, tmp_path, "int main(void) { volatile unsigned x = 0; for (;;) x++; }\n")
     result = run_sandboxed(spin, tmp_path, Limits(timeout=1.0, cpu_seconds=30))
     assert result.timed_out
+    # the CPU-time limit strikes first: still a hang, not a crash
+    cpu_bound = run_sandboxed(spin, tmp_path, Limits(timeout=30.0, cpu_seconds=1))
+    assert cpu_bound.timed_out and cpu_bound.returncode != 0
     hog = build(
         toolchain,
         tmp_path,

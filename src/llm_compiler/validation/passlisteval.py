@@ -111,6 +111,11 @@ class Verdict:
         )
 
 
+#: Raised when the way runs are judged changes (2: a run stopped at its CPU-time limit
+#: is a timeout), so that no cached run or verdict of the old rules is reused.
+CACHE_FORMAT = 2
+
+
 def default_cache_dir() -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "llm-compiler" / "validation"
@@ -149,7 +154,7 @@ class PassListEval:
         (self.cache_dir / "sources").mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(
-            self.cache_dir / "cache.sqlite", check_same_thread=False, isolation_level=None
+            self.cache_dir / f"cache-{CACHE_FORMAT}.sqlite", check_same_thread=False, isolation_level=None
         )
         self._db.execute("PRAGMA busy_timeout=60000")
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -279,7 +284,8 @@ class PassListEval:
             shlex.join([str(tool("opt")), f"-passes={pipeline}", "program.ll", "-S", "-o", "optimized.ll"]),
             shlex.join([str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", "program.o"]),
             shlex.join(self._link_command()),
-            "./program",
+            # bounded like the check, so that replaying a hang ends (exit status 124)
+            f"timeout {self.limits.timeout:g} ./program",
         ]
         return " && ".join(steps)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def sandbox_command(argv: list[str], directory: Path, limits: Limits) -> list[st
     prlimit = shutil.which("prlimit")
     if prlimit:
         command = [
-            prlimit, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
+            prlimit, f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}", f"--as={limits.memory_bytes}",
             f"--fsize={limits.file_bytes}", "--", *command,
         ]  # fmt: skip
     bwrap = _bwrap()
@@ -101,4 +102,7 @@ def run_sandboxed(binary: Path, directory: Path, limits: Limits | None = None) -
         )
     except CompileTimeout as error:
         return RunResult(b"", error.stderr.encode(), -9, timed_out=True)
-    return RunResult(result.stdout, result.stderr, result.returncode)
+    # Killed at the CPU-time limit (SIGXCPU; bubblewrap reports a signal as 128 + it):
+    # a hang that used its CPU time before the wall-clock limit struck, not a crash.
+    cpu_limit = result.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
+    return RunResult(result.stdout, result.stderr, result.returncode, timed_out=cpu_limit)
