@@ -168,9 +168,9 @@ def add_debian(
             if pinned.get("status") == "done" and not force:
                 results[name] = "already in the corpus (use --force to rebuild)"
                 continue
-            if pinned:
-                # a rebuild (or a build that was interrupted) starts from a clean slate
-                store.remove_package("debian", name)
+            # a rebuild, a build that was interrupted, or one that failed before, starts
+            # from a clean slate
+            store.remove_package("debian", name)
             folder = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
             try:
                 results[name] = _add_package(

@@ -279,10 +279,13 @@ class PassListEval:
         source = self.source_path(test)
         compiler = tool("clang++" if test.language == "c++" else "clang")
         front = [str(compiler), *FRONTEND_FLAGS, *test.flags, str(source), "-o", "program.ll"]
+        bound = ["timeout", f"{self.compiler.timeout:g}"]  # a list that hangs opt ends like the check
         steps = [
             shlex.join(front),
-            shlex.join([str(tool("opt")), f"-passes={pipeline}", "program.ll", "-S", "-o", "optimized.ll"]),
-            shlex.join([str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", "program.o"]),
+            shlex.join(
+                [*bound, str(tool("opt")), f"-passes={pipeline}", "program.ll", "-S", "-o", "optimized.ll"]
+            ),
+            shlex.join([*bound, str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", "program.o"]),
             shlex.join(self._link_command()),
             # bounded like the check, so that replaying a hang ends (exit status 124)
             f"timeout {self.limits.timeout:g} ./program",
