@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
 from llm_compiler.autotune.random_search import random_pass_list
@@ -115,7 +115,20 @@ class JobOutput:
 _COMPILERS: dict[tuple[Any, ...], Compiler] = {}
 
 
-def compiler_for(settings: TuneSettings) -> Compiler:
+class CompilerSettings(Protocol):
+    """What fixes a worker's compiler (tuning and dataset settings both have it)."""
+
+    @property
+    def llvm_bin(self) -> str | None: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def allow_extra(self) -> tuple[str, ...]: ...
+
+
+def compiler_for(settings: CompilerSettings) -> Compiler:
     """The compiler of this process for ``settings`` (made once per process)."""
     key = (settings.llvm_bin, settings.timeout, settings.engine, settings.allow_extra)
     if key not in _COMPILERS:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler.autotune.executors import Executor, Job
+from llm_compiler.autotune.jobs import compiler_for
 from llm_compiler.corpus.tokens import TokenCounter, get_token_counter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.tasks.dataset import DatasetWriter, GenerationReport
@@ -28,8 +29,6 @@ from llm_compiler.tasks.emulation import emulation_samples
 from llm_compiler.tasks.flag_tuning import TuningLabel, flag_tuning_samples, read_labels
 from llm_compiler.tasks.programs import ProgramRecord, load_program
 from llm_compiler.tasks.samples import TASKS, DataSettings, SampleContext
-from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import Compiler
 
 
 @dataclass
@@ -42,22 +41,8 @@ class ProgramOutput:
     error: str = ""
 
 
-_COMPILERS: dict[tuple[Any, ...], Compiler] = {}
 _COUNTERS: dict[str | None, TokenCounter] = {}
 _LABELS: dict[str, dict[str, TuningLabel]] = {}
-
-
-def _compiler(settings: DataSettings) -> Compiler:
-    key = (settings.llvm_bin, settings.timeout, settings.engine, settings.allow_extra)
-    if key not in _COMPILERS:
-        _COMPILERS[key] = Compiler(
-            find_toolchain(settings.llvm_bin),
-            timeout=settings.timeout,
-            allow_extra=settings.allow_extra,
-            engine=settings.engine,
-            workers=1,
-        )
-    return _COMPILERS[key]
 
 
 def _counter(settings: DataSettings) -> TokenCounter:
@@ -80,7 +65,7 @@ def sample_job(settings: DataSettings, record: ProgramRecord) -> ProgramOutput:
     """Makes the samples of one program (runs on a worker)."""
     output = ProgramOutput(record.key())
     try:
-        compiler = _compiler(settings)
+        compiler = compiler_for(settings)
         program = load_program(record, compiler)
         context = SampleContext(settings, record, program, _counter(settings), compiler.llvm_version)
         if settings.task == "emulation":
