@@ -101,7 +101,8 @@ def main() -> None:
     print(f"\nflag tuning labels: a tuning run (budget 20, {args.jobs} processes) took {tune_seconds:.1f} s")
     for task in ("emulation", "flag-tuning", "disassembly"):
         inline, pool = (rate for (t, _), rate in RATES.items() if t == task)
-        print(f"{task}: pool of {args.jobs} / this process = {pool / inline:.2f}x")
+        ratio = f"{pool / inline:.2f}x" if inline else "n/a (no samples)"
+        print(f"{task}: pool of {args.jobs} / this process = {ratio}")
 
 
 if __name__ == "__main__":

@@ -210,6 +210,22 @@ def test_a_corpus_feeds_datasets_with_its_splits_and_provenance(tmp_path: Path) 
     assert bad.returncode == 2 and "--limit" in bad.stderr
 
 
+def test_a_corpus_tuned_through_its_ir_files_labels_flag_tuning(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    added = run_cli("corpus", "add", "files", PROGRAMS[0], "--project", "crc", "--corpus", str(corpus))
+    assert added.returncode == 0, added.stderr
+    # `tune` reads the unit's .ll file (opt names its path in the ModuleID line); `data`
+    # reads the manifest. Both must reach the same program id.
+    run = tmp_path / "run"
+    tuned = run_cli("tune", str(corpus / "ir"), "--budget", "5", "--seed", "1", "--out", str(run))
+    assert tuned.returncode == 0, tuned.stderr
+    unit_id = json.loads((corpus / "manifest.jsonl").read_text().splitlines()[0])["id"]
+    out = tmp_path / "flags"
+    made = run_cli("data", "flag-tuning", "--programs", str(corpus), "--out", str(out), "--tuning", str(run))
+    assert made.returncode == 0, made.stderr
+    assert [sample["program"] for sample in read_samples(out)] == [unit_id]
+
+
 def test_pool_and_dask_make_the_same_samples_as_one_process(tmp_path: Path) -> None:
     def made(*executor: str) -> list[tuple[Any, ...]]:
         out = tmp_path / "-".join(executor or ("inline",))

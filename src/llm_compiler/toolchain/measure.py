@@ -54,6 +54,7 @@ DEFAULT_TIMEOUT = 120.0
 
 OZ_PIPELINE = "default<Oz>"
 O0_PIPELINE = "default<O0>"
+_MODULE_ID_COMMENT = "; ModuleID = "
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,16 @@ class Program:
 
     @property
     def id(self) -> str:
-        """Stable id: the first 16 hex digits of the SHA-256 of the IR text."""
-        return hashlib.sha256(self.ir.encode()).hexdigest()[:16]
+        """Stable id: the first 16 hex digits of the SHA-256 of the IR text.
+
+        A first ``; ModuleID = ...`` line is left out: LLVM prints there the name it
+        read the module from (a path, ``<stdin>``), which is a comment when the text is
+        read back. The same IR therefore has the same id wherever its file lies.
+        """
+        text = self.ir
+        if text.startswith(_MODULE_ID_COMMENT):
+            text = text.partition("\n")[2]
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
