@@ -37,6 +37,7 @@ unsigned checksum(const unsigned char *data, unsigned length) {
 #include "checksum.h"
 static const unsigned short table[16] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597};
 unsigned lookup(unsigned i) { return table[i & 15] + checksum((const unsigned char *)"ab", 2); }
+unsigned first(void) { return table[0]; }
 """,
     "include/checksum.h": "unsigned checksum(const unsigned char *data, unsigned length);\n",
     "src/broken.c": "int broken(void) { return undefined_name; }\n",
@@ -178,7 +179,7 @@ def test_builder_measures_splits_and_records_failures(tree: Path, corpus_compile
     whole = [unit for unit in units if unit.kind == "unit"]
     assert all(unit.oz_size > 0 and unit.o0_size >= unit.oz_size for unit in whole)
     functions = {unit.provenance.function: unit for unit in units if unit.kind == "function"}
-    assert {"checksum", "lookup"} <= set(functions)
+    assert {"lookup", "first"} <= set(functions)
     assert functions["lookup"].provenance.parent in {unit.id for unit in whole}
     for unit in units:
         assert unit.tokens == builder.prompt_tokens(store.read_ir(unit))
@@ -187,6 +188,8 @@ def test_builder_measures_splits_and_records_failures(tree: Path, corpus_compile
     assert "undefined_name" in failures[0].reason
     again = builder.add(files[:2], "validation")
     assert again.added == 0 and again.duplicates == 2
+    # checksum.c holds one function: its function module is the unit itself, stored once.
+    assert report.duplicates == 1 and "checksum" not in functions
 
 
 def test_an_interrupted_add_stops_at_the_next_file(tree: Path, corpus_compiler: Compiler) -> None:
