@@ -97,11 +97,19 @@ def iter_programs(targets: Sequence[str | Path], options: FrontendOptions) -> It
 
 
 def load_program(record: ProgramRecord, compiler: Compiler) -> Program:
-    """Reads or compiles a record's program."""
+    """Reads or compiles a record's program.
+
+    A corpus unit's IR is read back through LLVM, as ``tune`` reads a ``.ll`` file:
+    the text LLVM prints again can differ from the stored one (use-list order shows in
+    the ``; preds`` comments), and the program id, the sizes and a tuning run's labels
+    are those of the text LLVM prints. It is read from stdin, so no local path enters
+    the ModuleID line of a prompt.
+    """
     if record.unit_id is not None:
         try:
             ir = record.path.read_text()
         except OSError as error:
             raise InvalidInput(f"{record.path}: cannot read the unit's IR ({error}).") from error
-        return Program(name=record.name, ir=ir, language="ir", source=str(record.path))
+        program = compiler.load_ir(ir, record.name)
+        return Program(name=record.name, ir=program.ir, language="ir", source=str(record.path))
     return compiler.load(record.path, record.options)
