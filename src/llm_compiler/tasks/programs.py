@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +110,5 @@ def load_program(record: ProgramRecord, compiler: Compiler) -> Program:
             ir = record.path.read_text()
         except OSError as error:
             raise InvalidInput(f"{record.path}: cannot read the unit's IR ({error}).") from error
-        program = compiler.load_ir(ir, record.name)
-        return Program(name=record.name, ir=program.ir, language="ir", source=str(record.path))
+        return replace(compiler.load_ir(ir, record.name), source=str(record.path))
     return compiler.load(record.path, record.options)
