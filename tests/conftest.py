@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
-from llm_compiler.toolchain.measure import Compiler, Program
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from llm_compiler.autotune.random_search import random_pass_list
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.toolchain.frontend import language_of
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 from llm_compiler.toolchain.runner import run_command
 from tests.conftest import EXAMPLE_FILES, run_cli
 

@@ -26,15 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from llm_compiler.autotune.executors import LocalExecutor
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.random_search import geometric_mean_improvement
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import LocalExecutor
+from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.corpus.functions import split_functions
 from llm_compiler.corpus.inputs import ProgramSpec
 from llm_compiler.toolchain.frontend import FrontendOptions
-from llm_compiler.toolchain.measure import Compiler
 
 ROOT = Path(__file__).resolve().parents[2]
 

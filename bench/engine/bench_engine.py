@@ -35,11 +35,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from llm_compiler.autotune.minimize import eliminate_redundant
-from llm_compiler.autotune.random_search import random_pass_list
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.corpus.functions import split_functions
 from llm_compiler.errors import CommandFailed
 from llm_compiler.passes.pipeline import PassList
-from llm_compiler.toolchain.measure import Compiler, Program
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.toolchain.runner import run_command
 
 ROOT = Path(__file__).resolve().parents[2]

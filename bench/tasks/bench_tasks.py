@@ -20,17 +20,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from llm_compiler.autotune.executors import Executor, InlineExecutor, LocalExecutor
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import Executor, InlineExecutor, LocalExecutor
 from llm_compiler.corpus.inputs import ProgramSpec
 from llm_compiler.tasks.generate import generate
 from llm_compiler.tasks.programs import ProgramRecord, iter_programs
 from llm_compiler.tasks.samples import DataSettings
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import Compiler
 
 ROOT = Path(__file__).resolve().parents[2]
 

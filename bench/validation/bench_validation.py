@@ -21,8 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from llm_compiler.autotune.random_search import random_pass_list
-from llm_compiler.toolchain.measure import Compiler
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.passlisteval import PassListEval, ProgramCheck
 from llm_compiler.validation.suites import builtin_suite

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from llm_compiler.autotune.random_search import geometric_mean_improvement, random_pass_list
-from llm_compiler.toolchain.measure import Compiler
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.passes.sampling import random_pass_list
 
 
 def test_random_lists_follow_the_papers_distribution(compiler: Compiler) -> None:

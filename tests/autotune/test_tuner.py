@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from llm_compiler.autotune.store import Store
+from llm_compiler.core.compiler import Compiler
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 from tests.conftest import EXAMPLES, ROOT, run_cli
 from tests.test_measure_by_hand import by_hand
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.build import capture_compile_commands
 from llm_compiler.corpus.builder import CorpusBuilder, SourceFile, split_for
 from llm_compiler.corpus.debian import _source_lines, _source_stanzas, read_licence
@@ -18,9 +19,9 @@ from llm_compiler.corpus.sources import DEFAULT_SUITE, add_compile_commands, add
 from llm_compiler.corpus.stats import corpus_stats, split_leaks
 from llm_compiler.corpus.store import CorpusStore, Failure, Provenance, Unit
 from llm_compiler.corpus.tokens import EstimatedTokenCounter
+from llm_compiler.tasks.prompts import flag_tuning_prompt
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 from tests.conftest import run_cli
 
 LIBRARY = {
@@ -165,7 +166,9 @@ def test_store_writes_parquet(tmp_path: Path) -> None:
 def test_builder_measures_splits_and_records_failures(tree: Path, corpus_compiler: Compiler) -> None:
     store = CorpusStore(tree.parent / "corpus")
     counter = EstimatedTokenCounter()
-    builder = CorpusBuilder(store, corpus_compiler, counter, token_limit=60, jobs=2)
+    builder = CorpusBuilder(
+        store, corpus_compiler, counter, prompt=flag_tuning_prompt, token_limit=60, jobs=2
+    )
     options = FrontendOptions(include_dirs=(str(tree / "include"),), defines={"SEED": "3"})
     (tree / "include" / "config.h").write_text("")
     files = [
@@ -194,7 +197,9 @@ def test_builder_measures_splits_and_records_failures(tree: Path, corpus_compile
 
 def test_an_interrupted_add_stops_at_the_next_file(tree: Path, corpus_compiler: Compiler) -> None:
     store = CorpusStore(tree.parent / "corpus")
-    builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter(), jobs=1)
+    builder = CorpusBuilder(
+        store, corpus_compiler, EstimatedTokenCounter(), prompt=flag_tuning_prompt, jobs=1
+    )
     options = FrontendOptions(include_dirs=(str(tree / "include"),), defines={"SEED": "3"})
     (tree / "include" / "config.h").write_text("")
     files = [
@@ -218,7 +223,7 @@ def test_package_paths_do_not_change_content_hashes(tmp_path: Path, corpus_compi
         root.mkdir(parents=True)
         (root / "a.c").write_text("#include <assert.h>\nint f(int x) { assert(x); return __LINE__ + x; }\n")
         store = CorpusStore(tmp_path / place / "corpus")
-        builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter())
+        builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter(), prompt=flag_tuning_prompt)
         provenance = Provenance("debian", "pkg", "1.0-1", file="a.c")
         builder.add([SourceFile(root / "a.c", FrontendOptions(), provenance, tree=root)], "train")
         (unit,) = store.units()
@@ -270,7 +275,7 @@ def test_compile_commands_and_stats_through_the_cli(tree: Path, tmp_path: Path) 
 def test_library_add_functions_pick_a_split_per_project(tree: Path, corpus_compiler: Compiler) -> None:
     (tree / "include" / "config.h").write_text("")
     store = CorpusStore(tree.parent / "c2")
-    builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter())
+    builder = CorpusBuilder(store, corpus_compiler, EstimatedTokenCounter(), prompt=flag_tuning_prompt)
     options = FrontendOptions(include_dirs=(str(tree / "include"),), defines={"SEED": "2"})
     report = add_files(builder, [tree / "src" / "table.c"], options, project="alpha")
     assert report.added == 1

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
 from llm_compiler.passes.pipeline import parse_pipeline
 from llm_compiler.tasks.answers import (
     AlreadyOptimalAnswer,
@@ -24,7 +25,6 @@ from llm_compiler.tasks.prompts import (
     parse_flag_tuning_prompt,
 )
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 from llm_compiler.toolchain.runner import run_command
 from tests.conftest import EXAMPLES, run_cli
 

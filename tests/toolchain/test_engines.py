@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from llm_compiler.autotune.random_search import random_pass_list
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.corpus.functions import split_functions
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler, Program
 from llm_compiler.validation.suites import builtin_suite
 from tests.conftest import EXAMPLE_FILES
 

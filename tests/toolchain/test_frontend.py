@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.inputs import expand_targets
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.frontend import (
@@ -17,7 +18,6 @@ from llm_compiler.toolchain.frontend import (
     language_of,
 )
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 
 SOURCE = """
 #include "config.h"

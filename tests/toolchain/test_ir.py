@@ -6,9 +6,10 @@ import ctypes
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.toolchain.ir import count_instructions, defined_functions
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler, Program
 
 EXCEPTIONS_CPP = r"""
 #include <stdexcept>

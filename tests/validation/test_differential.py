@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler, Program
 from llm_compiler.validation.differential import DifferentialChecker, is_runnable
 from llm_compiler.validation.outcomes import Outcome
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from llm_compiler.core.compiler import Compiler
 from llm_compiler.passes.registry import load_registry
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.measure import Compiler
 from llm_compiler.validation.gate import Gate, load_suites
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.passlisteval import PassListEval

@@ -22,7 +22,8 @@ from typing import Any
 
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneReport
-from llm_compiler.toolchain.measure import Compiler, Program
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 
 
 def _write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

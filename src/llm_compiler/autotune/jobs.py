@@ -24,15 +24,15 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
-from llm_compiler.autotune.random_search import random_pass_list
 from llm_compiler.autotune.store import EvaluationRow
+from llm_compiler.core.compiler import Compiler, process_compiler
+from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
-from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.validation.gate import Gate, load_suites
 
 Known = dict[tuple[str, str], EvaluationRow]
@@ -112,36 +112,6 @@ class JobOutput:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-_COMPILERS: dict[tuple[Any, ...], Compiler] = {}
-
-
-class CompilerSettings(Protocol):
-    """What fixes a worker's compiler (tuning and dataset settings both have it)."""
-
-    @property
-    def llvm_bin(self) -> str | None: ...
-    @property
-    def timeout(self) -> float: ...
-    @property
-    def engine(self) -> str: ...
-    @property
-    def allow_extra(self) -> tuple[str, ...]: ...
-
-
-def compiler_for(settings: CompilerSettings) -> Compiler:
-    """The compiler of this process for ``settings`` (made once per process)."""
-    key = (settings.llvm_bin, settings.timeout, settings.engine, settings.allow_extra)
-    if key not in _COMPILERS:
-        _COMPILERS[key] = Compiler(
-            find_toolchain(settings.llvm_bin),
-            timeout=settings.timeout,
-            allow_extra=settings.allow_extra,
-            engine=settings.engine,
-            workers=1,
-        )
-    return _COMPILERS[key]
-
-
 class JobEvaluator:
     """Measures pass lists for one program, reusing and recording evaluations."""
 
@@ -204,7 +174,7 @@ def random_chunk_job(
     settings: TuneSettings, program: Program, start: int, stop: int, known: Known
 ) -> JobOutput:
     """Evaluates random-search candidates ``start..stop-1`` (and the unoptimized input)."""
-    compiler = compiler_for(settings)
+    compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "random")
     if start == 0:
         evaluator.evaluate(None)
@@ -238,7 +208,7 @@ def minimize_job(settings: TuneSettings, program: Program, pipeline: str, known:
     cheap); the result is then confirmed with whole-pipeline measurements, so that
     removing any single pass from the returned list makes the program larger.
     """
-    compiler = compiler_for(settings)
+    compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "minimize")
     start = evaluator.evaluate(compiler.passes(pipeline))
     vocabulary = [member[0] for member in compiler.pass_set.member_lists] if settings.insertion else []
@@ -256,7 +226,7 @@ def broadcast_job(
     settings: TuneSettings, program: Program, current: str, lists: Sequence[str], known: Known
 ) -> JobOutput:
     """Tries the most common best lists on ``program``; keeps (and minimizes) an improvement."""
-    compiler = compiler_for(settings)
+    compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "broadcast")
     best = evaluator.evaluate(compiler.passes(current))
     for pipeline in lists:
@@ -282,7 +252,7 @@ _GATES: dict[TuneSettings, Gate] = {}
 def gate_for(settings: TuneSettings) -> Gate:
     """The validation gate of this process for ``settings`` (made once per process)."""
     if settings not in _GATES:
-        compiler = compiler_for(settings)
+        compiler = process_compiler(settings)
         _GATES[settings] = Gate(compiler, load_suites(settings.suites, compiler), settings.user_check)
     return _GATES[settings]
 
@@ -296,7 +266,7 @@ def validate_job(
     minimized list is kept when it also passes. Returns -Oz when no list beats it or
     when every checked list fails.
     """
-    compiler = compiler_for(settings)
+    compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "validate")
     output = JobOutput(program.id, pipeline=OZ_PIPELINE, size=oz)
     better = [(pipeline, size) for pipeline, size in ranked if size < oz][:MAX_VALIDATION_ATTEMPTS]

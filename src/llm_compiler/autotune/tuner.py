@@ -23,7 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_compiler.autotune.executors import Executor, Job
 from llm_compiler.autotune.jobs import (
     JobOutput,
     TuneSettings,
@@ -33,12 +32,14 @@ from llm_compiler.autotune.jobs import (
     random_chunk_job,
     validate_job,
 )
-from llm_compiler.autotune.random_search import geometric_mean_improvement
 from llm_compiler.autotune.store import EvaluationRow, Store
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import Executor, Job
+from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.corpus.inputs import ProgramSpec
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.passes.pipeline import parse_pipeline
-from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
 
 PHASES = ("random", "minimize", "broadcast", "validate")
 

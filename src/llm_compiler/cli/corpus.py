@@ -18,6 +18,7 @@ from llm_compiler.corpus.sources import SUITES, add_compile_commands, add_csmith
 from llm_compiler.corpus.stats import corpus_stats
 from llm_compiler.corpus.store import SPLITS, CorpusStore, default_corpus_dir
 from llm_compiler.corpus.tokens import get_token_counter
+from llm_compiler.tasks.prompts import flag_tuning_prompt
 
 EXAMPLES = """examples:
   llm-compiler corpus build --suite default
@@ -132,6 +133,7 @@ class _Session:
             self.store,
             self.compiler,
             counter,
+            prompt=flag_tuning_prompt,
             token_limit=args.token_limit,
             split_functions=not args.no_split,
             jobs=args.jobs,

@@ -13,15 +13,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from llm_compiler.autotune.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.cli.main import frontend_options
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.errors import InvalidInput
 from llm_compiler.tasks.dataset import DEFAULT_SHARD_SIZE
 from llm_compiler.tasks.generate import ProgramOutput, generate
 from llm_compiler.tasks.programs import ProgramRecord, iter_programs
 from llm_compiler.tasks.samples import TASKS, DataSettings
 from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import Compiler
 
 EXAMPLES = """examples:
   llm-compiler data emulation --programs ~/.local/share/llm-compiler/corpus --out data/emulation

@@ -22,10 +22,11 @@ from rich.logging import RichHandler
 from rich.markup import escape
 
 from llm_compiler import __version__
+from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
+from llm_compiler.core.engines import Engine
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
-from llm_compiler.toolchain.measure import DEFAULT_TIMEOUT, ENGINES, Compiler
 
 SUBCOMMANDS = ("measure", "compile", "passes", "tune", "validate", "corpus", "data")
 
@@ -57,7 +58,7 @@ def common_options() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=[engine.value for engine in Engine],
         default="auto",
         help="inprocess: LLVM's C API in crash-isolated workers; subprocess: opt and llc; "
         "auto (default): inprocess when the LLVM library loads",

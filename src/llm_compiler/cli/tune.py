@@ -12,12 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from llm_compiler.autotune.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.main import frontend_options, make_compiler
+from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.corpus.inputs import expand_targets
 from llm_compiler.errors import InvalidInput
 

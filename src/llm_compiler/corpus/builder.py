@@ -28,14 +28,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import O0_PIPELINE, OZ_PIPELINE, Program
 from llm_compiler.corpus.functions import extract_function, module_bitcode
 from llm_compiler.corpus.store import SPLITS, CorpusStore, Failure, Provenance, Unit
 from llm_compiler.corpus.tokens import TokenCounter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
-from llm_compiler.tasks.prompts import flag_tuning_prompt
 from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
 from llm_compiler.toolchain.ir import count_instructions, defined_functions
-from llm_compiler.toolchain.measure import O0_PIPELINE, OZ_PIPELINE, Compiler, Program
 
 #: The paper's prompt budget for flag tuning and emulation (system notes, section 8).
 DEFAULT_TOKEN_LIMIT = 15_000
@@ -98,6 +98,8 @@ class CorpusBuilder:
         store: The corpus.
         compiler: Front end and measurement.
         counter: Counts prompt tokens.
+        prompt: The prompt a unit's IR is sent in (the flag-tuning prompt of
+            :mod:`llm_compiler.tasks.prompts`); the token limit applies to it.
         token_limit: Prompts above this many tokens are split per function.
         split_functions: Split units over the limit (True, as the paper did).
         jobs: Files processed at once.
@@ -109,6 +111,7 @@ class CorpusBuilder:
         compiler: Compiler,
         counter: TokenCounter,
         *,
+        prompt: Callable[[str], str],
         token_limit: int = DEFAULT_TOKEN_LIMIT,
         split_functions: bool = True,
         jobs: int = 2,
@@ -116,6 +119,7 @@ class CorpusBuilder:
         self.store = store
         self.compiler = compiler
         self.counter = counter
+        self.prompt = prompt
         self.token_limit = token_limit
         self.split_functions = split_functions
         self.jobs = max(1, jobs)
@@ -123,8 +127,8 @@ class CorpusBuilder:
         self._stop = threading.Event()
 
     def prompt_tokens(self, ir: str) -> int:
-        """Tokens of the flag-tuning prompt holding ``ir``."""
-        return self.counter.count(flag_tuning_prompt(ir))
+        """Tokens of the prompt holding ``ir``."""
+        return self.counter.count(self.prompt(ir))
 
     def add(
         self, files: Iterable[SourceFile], split: str, *, on_file: Callable[[SourceFile], None] | None = None

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.toolchain.ir import defined_functions
-from llm_compiler.toolchain.measure import Compiler, Program
 from llm_compiler.toolchain.runner import run_command
 
 

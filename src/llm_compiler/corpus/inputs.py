@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.frontend import (
     SOURCE_SUFFIXES,
@@ -21,7 +23,6 @@ from llm_compiler.toolchain.frontend import (
     FrontendOptions,
     flags_from_compile_command,
 )
-from llm_compiler.toolchain.measure import Compiler, Program
 
 
 @dataclass(frozen=True)

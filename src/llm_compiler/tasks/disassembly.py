@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.tasks.answers import DisassemblyAnswer, build_disassembly_answer
 from llm_compiler.tasks.prompts import disassembly_prompt
 from llm_compiler.tasks.samples import SampleContext
-from llm_compiler.toolchain.measure import OZ_PIPELINE, Compiler, Program
 
 
 def target_of(ir: str) -> str:

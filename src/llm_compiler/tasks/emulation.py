@@ -14,12 +14,13 @@ import random
 from collections import Counter
 from typing import Any
 
-from llm_compiler.autotune.random_search import random_pass_list
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
+from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.tasks.answers import EmulationAnswer, build_emulation_answer
 from llm_compiler.tasks.prompts import EmulationTarget, emulation_prompt
 from llm_compiler.tasks.samples import SampleContext
-from llm_compiler.toolchain.measure import Compiler, Program
 
 TARGETS = {"ir": EmulationTarget.IR, "asm": EmulationTarget.ASSEMBLY}
 

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.tasks.answers import AlreadyOptimalAnswer, PassListAnswer, build_flag_tuning_answer
 from llm_compiler.tasks.prompts import flag_tuning_prompt
 from llm_compiler.tasks.samples import SampleContext
-from llm_compiler.toolchain.measure import Compiler, Program
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 :func:`generate` reads programs lazily, sends one job per program to an executor
 (this process, a local process pool, or Dask; see
-:mod:`llm_compiler.autotune.executors`) a window at a time, and writes each
+:mod:`llm_compiler.core.executors`) a window at a time, and writes each
 program's samples as its job completes (:class:`~llm_compiler.tasks.dataset.DatasetWriter`).
 Memory stays constant in the number of programs; an interrupted run continues with
 ``resume=True``, skipping finished programs. Jobs are pure functions of the settings
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.autotune.executors import Executor, Job
-from llm_compiler.autotune.jobs import compiler_for
+from llm_compiler.core.compiler import process_compiler
+from llm_compiler.core.executors import Executor, Job
 from llm_compiler.corpus.tokens import TokenCounter, get_token_counter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.tasks.dataset import DatasetWriter, GenerationReport
@@ -65,7 +65,7 @@ def sample_job(settings: DataSettings, record: ProgramRecord) -> ProgramOutput:
     """Makes the samples of one program (runs on a worker)."""
     output = ProgramOutput(record.key())
     try:
-        compiler = compiler_for(settings)
+        compiler = process_compiler(settings)
         program = load_program(record, compiler)
         context = SampleContext(settings, record, program, _counter(settings), compiler.llvm_version)
         if settings.task == "emulation":

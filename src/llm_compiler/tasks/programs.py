@@ -15,12 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.corpus.builder import split_for
 from llm_compiler.corpus.inputs import expand_targets
 from llm_compiler.corpus.store import Unit
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.frontend import FrontendOptions
-from llm_compiler.toolchain.measure import Compiler, Program
 
 
 @dataclass(frozen=True)

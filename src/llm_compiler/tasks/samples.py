@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from llm_compiler.core.program import Program
 from llm_compiler.corpus.tokens import TokenCounter
 from llm_compiler.tasks.programs import ProgramRecord
-from llm_compiler.toolchain.measure import Program
 
 TASKS = ("emulation", "flag-tuning", "disassembly")
 

@@ -21,7 +21,7 @@ cases (analyses are not kept between elements), so a search re-measures the list
 reports with the whole pipeline.
 
 A crash inside LLVM kills this process: run it in a worker
-(:mod:`llm_compiler.toolchain.workers`).
+(:mod:`llm_compiler.toolchain.worker_pool`).
 """
 
 from __future__ import annotations

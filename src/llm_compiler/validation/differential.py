@@ -15,10 +15,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import O0_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.ir import defined_functions
-from llm_compiler.toolchain.measure import O0_PIPELINE, Compiler, Program
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.outcomes import Outcome
 

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.passes.pipeline import PassList
-from llm_compiler.toolchain.measure import Compiler, Program
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.csmith import csmith_suite
 from llm_compiler.validation.differential import DifferentialChecker, is_runnable

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS, FrontendOptions
-from llm_compiler.toolchain.measure import Compiler, Program
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.sandbox import Limits, RunResult, run_sandboxed

@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed
 from llm_compiler.passes.pipeline import PassList
-from llm_compiler.toolchain.measure import Program
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.passlisteval import PassListEval, ProgramCheck

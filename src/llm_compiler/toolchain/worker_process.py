@@ -1,6 +1,6 @@
-"""A compile worker: the process behind :class:`~llm_compiler.toolchain.workers.WorkerPool`.
+"""A compile worker: the process behind :class:`~llm_compiler.toolchain.worker_pool.WorkerPool`.
 
-Run as ``python -m llm_compiler.toolchain.worker LLVM_BIN VERSION [CACHE_BOUND]``. It
+Run as ``python -m llm_compiler.toolchain.worker_process LLVM_BIN VERSION [CACHE_BOUND]``. It
 answers requests read from stdin with :class:`~llm_compiler.toolchain.inprocess.InProcessLLVM`
 until stdin closes. Requests and answers:
 
@@ -24,7 +24,7 @@ from typing import Any
 from llm_compiler.toolchain.inprocess import DEFAULT_PREFIX_CACHE_INSTRUCTIONS, InProcessLLVM
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.llvm_c import LLVMError
-from llm_compiler.toolchain.workers import receive_message, send_message
+from llm_compiler.toolchain.worker_pool import receive_message, send_message
 
 
 def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -2,7 +2,7 @@
 
 LLVM aborts the whole process on a fatal error and may crash or loop on a pass list
 that exposes a bug. So in-process evaluations run in worker processes
-(``python -m llm_compiler.toolchain.worker``), each holding the LLVM library, the
+(``python -m llm_compiler.toolchain.worker_process``), each holding the LLVM library, the
 programs it has seen and their prefix states. :class:`WorkerPool` hands requests to
 idle workers (preferring the one that already holds the program), waits at most the
 time limit, and when a worker crashes (a signal, an ``LLVM ERROR`` exit) or hangs, it
@@ -149,7 +149,7 @@ class WorkerPool:
 
     def _command(self) -> list[str]:
         command = [
-            sys.executable, "-m", "llm_compiler.toolchain.worker",
+            sys.executable, "-m", "llm_compiler.toolchain.worker_process",
             str(self.toolchain.bin_dir), self.toolchain.version,
         ]  # fmt: skip
         if self.prefix_cache_instructions is not None:

@@ -1,0 +1,353 @@
+"""Measuring code exactly as LLM Compiler does: apply a pass list, lower, count.
+
+The :class:`Compiler` applies a pass list to a :class:`~llm_compiler.core.program.Program`
+with ``opt -passes=<pipeline>``, lowers the result to an x86-64 (or the module's target)
+object with ``llc -filetype=obj`` at llc's default code-generation level (the IR's
+``minsize``/``optsize`` attributes steer it), and returns a
+:class:`~llm_compiler.core.program.Measurement`:
+
+* ``binary_size`` = ``text`` + ``data`` in the Berkeley sense of ``llvm-size``
+  (:mod:`llm_compiler.toolchain.elf`), read from the object's section headers;
+* ``ir_instructions``, the instruction count of the optimized IR
+  (:mod:`llm_compiler.toolchain.ir`).
+
+The pipeline ``opt -passes=P | llc -filetype=obj | llvm-size`` run by hand gives the
+same figures (the tests check it). "Unoptimized" means the front-end IR lowered as
+is; ``-Oz`` means the pipeline ``default<Oz>``.
+
+Every pass list reaches LLVM through :meth:`Compiler.passes` (text from outside) or a
+method taking a :class:`~llm_compiler.passes.pipeline.PassList`; either way it is
+checked against the :class:`~llm_compiler.passes.searchable.PassSet` gate once, and a
+list checked before is not checked again. :meth:`Compiler.compile` returns every
+output one caller needs (IR, assembly, object) from one compile. The engine
+(:mod:`llm_compiler.core.engines`) does the work.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from llm_compiler.core.engines import OUTPUTS, CompileEngine, Engine, InProcessEngine, SubprocessEngine
+from llm_compiler.core.program import OZ_PIPELINE, CompileResult, Measurement, Program
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput, ToolchainError
+from llm_compiler.passes.pipeline import PassList
+from llm_compiler.passes.searchable import PassSet, load_pass_set
+from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
+from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
+from llm_compiler.toolchain.llvm_c import build_shim, load_library
+from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.worker_pool import WorkerPool
+
+logger = logging.getLogger(__name__)
+
+#: Default per-process time limit (LLM Compiler dropped pass lists taking over 120 s).
+DEFAULT_TIMEOUT = 120.0
+
+#: Pipelines a compiler remembers as already checked by the gate.
+_CHECKED_KEPT = 100_000
+
+
+class Compiler:
+    """Applies pass lists to programs and measures them with one LLVM toolchain.
+
+    Args:
+        toolchain: The LLVM to use; found with :func:`find_toolchain` when None.
+        timeout: Seconds each LLVM process may run before it is killed.
+        allow_extra: Passes outside the searchable set that pass lists may use.
+        engine: An :class:`Engine` or its name (see :mod:`llm_compiler.core.engines`).
+        workers: In-process workers (default: the number of cores).
+
+    Raises:
+        ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
+        InvalidInput: An unknown engine name.
+
+    Example::
+
+        compiler = Compiler()
+        program = compiler.load(Path("examples/crc32.c"))
+        compiler.measure(program, compiler.passes("module(default<Oz>)")).binary_size
+    """
+
+    def __init__(
+        self,
+        toolchain: Toolchain | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        allow_extra: Iterable[str] = (),
+        engine: Engine | str = Engine.AUTO,
+        workers: int | None = None,
+    ) -> None:
+        self.toolchain = toolchain or find_toolchain()
+        self.timeout = timeout
+        self.allow_extra = tuple(allow_extra)
+        self.workers = workers or os.cpu_count() or 1
+        self._engine, self.engine_note = self._choose_engine(Engine.parse(engine))
+        self._checked: dict[str, None] = {}
+
+    def _choose_engine(self, engine: Engine) -> tuple[CompileEngine, str]:
+        if engine is Engine.SUBPROCESS:
+            return SubprocessEngine(self.toolchain, self.timeout), "subprocess engine (opt, llc), as asked"
+        try:
+            library = load_library(self.toolchain)
+        except ToolchainError as error:
+            if engine is Engine.INPROCESS:
+                raise
+            logger.warning("in-process engine unavailable, using opt and llc: %s", error)
+            return SubprocessEngine(self.toolchain, self.timeout), f"subprocess engine (opt, llc): {error}"
+        _, codegen = build_shim(self.toolchain)
+        note = f"in-process engine ({library.path.name}, {self.workers} workers; {codegen})"
+        return InProcessEngine(self.toolchain, self.timeout, self.workers), note
+
+    @property
+    def engine(self) -> Engine:
+        """The engine in use (never ``auto``)."""
+        return self._engine.kind
+
+    @property
+    def pool(self) -> WorkerPool:
+        """The in-process engine's workers (started on first use).
+
+        Raises:
+            ToolchainError: This compiler uses the subprocess engine.
+        """
+        if not isinstance(self._engine, InProcessEngine):
+            raise ToolchainError("This compiler runs opt and llc as processes; it has no in-process workers.")
+        return self._engine.pool
+
+    def close(self) -> None:
+        """Stops the in-process workers, if any."""
+        self._engine.close()
+
+    def __enter__(self) -> Compiler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def llvm_version(self) -> str:
+        return self.toolchain.version
+
+    @property
+    def pass_set(self) -> PassSet:
+        """The searchable pass set of this toolchain (the pass-list gate)."""
+        return load_pass_set(self.toolchain)
+
+    def passes(self, text: str) -> PassList:
+        """Parses and checks pipeline text against the searchable set.
+
+        Raises:
+            InvalidPassList: See :meth:`PassSet.validate`.
+        """
+        passes = self.pass_set.parse(text, self.allow_extra)
+        self._remember_checked(passes.pipeline)
+        return passes
+
+    def _check(self, passes: PassList | None) -> str | None:
+        """The pipeline text of ``passes``, checked by the gate unless it was before."""
+        if passes is None:
+            return None
+        pipeline = passes.pipeline
+        if pipeline not in self._checked:
+            self.pass_set.validate(passes, self.allow_extra)
+            self._remember_checked(pipeline)
+        return pipeline
+
+    def _remember_checked(self, pipeline: str) -> None:
+        self._checked[pipeline] = None
+        if len(self._checked) > _CHECKED_KEPT:
+            del self._checked[next(iter(self._checked))]
+
+    def _replay(self, program: Program, pipeline: str | None) -> list[str]:
+        """The command that replays a compile (on the program's IR, which
+        ``llm-compiler compile FILE -o FILE.ll`` writes)."""
+        source = program.source if program.language == "ir" and program.source else f"{program.name}.ll"
+        if pipeline is None:
+            return [str(self.toolchain.tool("llc")), "-filetype=obj", source]
+        return [str(self.toolchain.tool("opt")), f"-passes={pipeline}", source]
+
+    # Loading -----------------------------------------------------------------
+
+    def load(self, path: Path, options: FrontendOptions | None = None) -> Program:
+        """Loads a C/C++ source (through the front end) or a .ll/.bc file.
+
+        Raises:
+            InvalidInput: Missing file, unknown kind, source that does not compile,
+                or IR that LLVM cannot read.
+        """
+        language = language_of(path)
+        if language == "ir":
+            if not path.is_file():
+                raise InvalidInput(f"{path}: no such file.")
+            text = self._read_ir([self.toolchain.tool("opt"), "-S", "-o", "-", path], None, str(path))
+            return Program(name=str(path), ir=text, language="ir", source=str(path))
+        ir = emit_ir(self.toolchain, path, options, timeout=self.timeout)
+        return Program(name=str(path), ir=ir, language=language, source=str(path))
+
+    def load_ir(self, ir: str, name: str = "<ir>") -> Program:
+        """Checks IR text with LLVM's parser and verifier and wraps it as a Program.
+
+        Raises:
+            InvalidInput: LLVM cannot parse or verify the text.
+        """
+        text = self._read_ir([self.toolchain.tool("opt"), "-S", "-o", "-", "-"], ir.encode(), name)
+        return Program(name=name, ir=text, language="ir")
+
+    def _read_ir(self, command: list[Any], data: bytes | None, name: str) -> str:
+        try:
+            result = run_command(command, timeout=self.timeout, input=data, subject=name)
+        except CommandFailed as error:
+            if error.crashed or isinstance(error, CompileTimeout):
+                raise
+            detail = next((line for line in error.stderr.splitlines() if "error" in line), "")
+            raise InvalidInput(
+                f"{name} is not valid LLVM-IR for LLVM {self.llvm_version}: "
+                f"{detail.strip() or error.stderr.strip()[:300]}. IR written by a newer LLVM "
+                "than this one cannot be read; regenerate it from source with this toolchain."
+            ) from error
+        return result.stdout_text
+
+    # Compiling and measuring -------------------------------------------------
+
+    def compile(
+        self, program: Program, passes: PassList | None = None, outputs: Collection[str] = ()
+    ) -> CompileResult:
+        """Applies ``passes`` (None: none), lowers the result and measures it, once.
+
+        Args:
+            program: The program.
+            passes: The pass list; checked by the gate unless it was before.
+            outputs: What to return besides the measurement: any of ``"ir"`` (the
+                optimized IR), ``"asm"`` (the assembly) and ``"obj"`` (the object file).
+
+        Raises:
+            InvalidPassList: The list fails the searchable-set gate.
+            CommandFailed: LLVM rejected the list or crashed on this program.
+            CompileTimeout: LLVM ran past the time limit.
+        """
+        unknown = set(outputs) - OUTPUTS
+        if unknown:
+            raise ValueError(f"unknown outputs {sorted(unknown)}; choose from {sorted(OUTPUTS)}")
+        pipeline = self._check(passes)
+        return self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
+
+    def measure(self, program: Program, passes: PassList | None = None) -> Measurement:
+        """Measures ``program`` after ``passes`` (None: the unoptimized input)."""
+        return self.compile(program, passes).measurement
+
+    def measure_oz(self, program: Program) -> Measurement:
+        """Measures ``program`` under ``default<Oz>``, the baseline of LLM Compiler."""
+        return self.measure(program, self.passes(OZ_PIPELINE))
+
+    def optimize(self, program: Program, passes: PassList) -> str:
+        """The optimized IR text of ``program`` after ``passes``."""
+        ir = self.compile(program, passes, ("ir",)).ir
+        assert ir is not None
+        return ir
+
+    def assemble(self, program: Program, passes: PassList | None = None) -> str:
+        """The assembly ``llc`` writes for ``program`` after ``passes`` (None: unoptimized)."""
+        assembly = self.compile(program, passes, ("asm",)).assembly
+        assert assembly is not None
+        return assembly
+
+    def object_code(self, program: Program, passes: PassList | None) -> tuple[bytes, Measurement]:
+        """The object file of ``program`` after ``passes`` (None: unoptimized), and its
+        measurement (whose ``ir_hash`` identifies the optimized IR)."""
+        result = self.compile(program, passes, ("obj",))
+        assert result.obj is not None
+        return result.obj, result.measurement
+
+    def measure_stepwise(self, program: Program, passes: PassList, *, use_cache: bool = True) -> Measurement:
+        """Measures ``passes`` run one top-level element at a time, reusing prefix states.
+
+        The in-process engine keeps the state after each prefix, so lists that share a
+        prefix only run their new suffix. Results are equal with and without the cache,
+        and equal the whole-pipeline :meth:`measure` except in rare cases where analyses
+        kept across elements matter; report lists re-measured with :meth:`measure`.
+        The subprocess engine has no prefix states and measures the whole pipeline.
+        """
+        pipeline = self._check(passes)
+        elements = tuple(str(node) for node in passes)
+        replay = self._replay(program, pipeline)
+        return self._engine.compile_stepwise(program, elements, use_cache, replay).measurement
+
+    def measure_ir(self, ir: str, pipeline: str | None, *, name: str = "<ir>") -> Measurement:
+        """Measures already optimized IR text (lowering it to an object)."""
+        replay = [str(self.toolchain.tool("llc")), "-filetype=obj", f"{name}.ll"]
+        return self._engine.lower_ir(ir, pipeline, name, replay)
+
+    def lower(self, ir: str, *, filetype: str = "obj", name: str = "<ir>") -> bytes:
+        """Lowers IR text with ``llc`` to object bytes or assembly (``filetype``
+        ``"obj"`` or ``"asm"``). Always a subprocess: the file itself is wanted."""
+        if filetype not in ("obj", "asm"):
+            raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
+        result = run_command(
+            [self.toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
+            timeout=self.timeout,
+            input=ir.encode(),
+            subject=name,
+        )
+        return result.stdout
+
+    def compile_to(self, program: Program, passes: PassList | None, output: Path) -> Path:
+        """Writes the program after ``passes`` as .ll, .bc, .o or .s (by ``output``'s suffix).
+
+        Raises:
+            InvalidInput: The suffix is none of those four.
+        """
+        suffix = output.suffix
+        if suffix not in (".ll", ".bc", ".o", ".s"):
+            raise InvalidInput(f"{output}: the output must end in .ll, .bc, .o or .s.")
+        ir = program.ir if passes is None else self.optimize(program, passes)
+        if suffix == ".ll":
+            output.write_text(ir)
+        elif suffix == ".bc":
+            result = run_command(
+                [self.toolchain.tool("llvm-as"), "-o", "-", "-"],
+                timeout=self.timeout,
+                input=ir.encode(),
+                subject=program.name,
+            )
+            output.write_bytes(result.stdout)
+        else:
+            output.write_bytes(self.lower(ir, filetype="obj" if suffix == ".o" else "asm"))
+        return output
+
+
+class CompilerSettings(Protocol):
+    """What fixes a compiler made in another process (tuning and dataset settings have it)."""
+
+    @property
+    def llvm_bin(self) -> str | None: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def allow_extra(self) -> tuple[str, ...]: ...
+
+
+_PROCESS_COMPILERS: dict[tuple[Any, ...], Compiler] = {}
+
+
+def process_compiler(settings: CompilerSettings) -> Compiler:
+    """The compiler of this process for ``settings`` (made once per process, one worker).
+
+    Jobs that run in pool or Dask workers call it, so a worker keeps its compiler (and
+    the programs and prefix states its engine holds) from one job to the next.
+    """
+    key = (settings.llvm_bin, settings.timeout, str(settings.engine), settings.allow_extra)
+    if key not in _PROCESS_COMPILERS:
+        _PROCESS_COMPILERS[key] = Compiler(
+            find_toolchain(settings.llvm_bin),
+            timeout=settings.timeout,
+            allow_extra=settings.allow_extra,
+            engine=settings.engine,
+            workers=1,
+        )
+    return _PROCESS_COMPILERS[key]

@@ -1,0 +1,219 @@
+"""The two ways a :class:`~llm_compiler.core.compiler.Compiler` runs LLVM, behind one interface.
+
+An engine takes a program and a pipeline and returns a
+:class:`~llm_compiler.core.program.CompileResult`: the measurement, plus the optimized
+IR, the assembly and the object file when they are asked for, all from one compile.
+
+* :class:`SubprocessEngine` runs ``opt`` and ``llc`` as processes.
+* :class:`InProcessEngine` runs LLVM through its C API in crash-isolated workers
+  (:mod:`llm_compiler.toolchain.worker_pool`) and saves the processes' start-up; it also
+  keeps states after pipeline prefixes for stepwise searches.
+
+Both give the same objects, sizes, IR text and assembly (the tests compare them byte
+for byte). :class:`Engine` names them; ``auto`` picks the in-process engine when the
+LLVM library loads.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection
+from typing import Protocol
+
+from llm_compiler.core.program import CompileResult, Measurement, Program
+from llm_compiler.errors import InvalidInput
+from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
+from llm_compiler.toolchain.ir import count_instructions
+from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.worker_pool import WorkerPool
+
+#: What a compile can return besides its measurement.
+OUTPUTS = frozenset({"ir", "asm", "obj"})
+
+
+class Engine(enum.StrEnum):
+    """Which engine a compiler uses (``auto`` resolves to one of the other two)."""
+
+    AUTO = "auto"
+    INPROCESS = "inprocess"
+    SUBPROCESS = "subprocess"
+
+    @classmethod
+    def parse(cls, value: str | Engine) -> Engine:
+        """The engine named ``value``.
+
+        Raises:
+            InvalidInput: No engine has that name.
+        """
+        try:
+            return cls(value)
+        except ValueError:
+            names = ", ".join(engine.value for engine in cls)
+            raise InvalidInput(f"Unknown engine {value!r}; choose one of {names}.") from None
+
+
+class CompileEngine(Protocol):
+    """Compiles programs with pipelines; one implementation per :class:`Engine`."""
+
+    kind: Engine
+
+    def compile(
+        self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
+    ) -> CompileResult:
+        """Applies ``pipeline`` (None: none) and lowers the result; returns ``outputs`` too."""
+        ...
+
+    def compile_stepwise(
+        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+    ) -> CompileResult:
+        """The same, running top-level elements one at a time (prefix states reused)."""
+        ...
+
+    def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
+        """Measures already optimized IR text."""
+        ...
+
+    def close(self) -> None:
+        """Releases what the engine holds (workers)."""
+        ...
+
+
+def subject(program: Program, pipeline: str | None) -> str:
+    """What errors name: the program, and the pipeline when there is one."""
+    return f"{program.name} with -passes='{pipeline}'" if pipeline else program.name
+
+
+class SubprocessEngine:
+    """Runs ``opt -passes=P -S`` and ``llc -filetype=obj|asm`` as processes."""
+
+    kind = Engine.SUBPROCESS
+
+    def __init__(self, toolchain: Toolchain, timeout: float) -> None:
+        self.toolchain = toolchain
+        self.timeout = timeout
+
+    def _llc(self, ir: str, filetype: str, name: str) -> bytes:
+        result = run_command(
+            [self.toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
+            timeout=self.timeout,
+            input=ir.encode(),
+            subject=name,
+        )
+        return result.stdout
+
+    def _measure(self, ir: str, obj: bytes, pipeline: str | None) -> Measurement:
+        size = berkeley_size(obj)
+        return Measurement(
+            pipeline=pipeline,
+            binary_size=size.binary_size,
+            text=size.text,
+            data=size.data,
+            ir_instructions=count_instructions(ir),
+            llvm_version=self.toolchain.version,
+            ir_hash=ir_hash(ir),
+        )
+
+    def compile(
+        self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
+    ) -> CompileResult:
+        ir = program.ir
+        if pipeline is not None:
+            ir = run_command(
+                [self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"],
+                timeout=self.timeout,
+                input=program.ir.encode(),
+                subject=subject(program, pipeline),
+            ).stdout_text
+        obj = self._llc(ir, "obj", program.name)
+        assembly = None
+        if "asm" in outputs:
+            assembly = self._llc(ir, "asm", program.name).decode("utf-8", errors="replace")
+        return CompileResult(
+            self._measure(ir, obj, pipeline),
+            ir=ir if "ir" in outputs else None,
+            assembly=assembly,
+            obj=obj if "obj" in outputs else None,
+        )
+
+    def compile_stepwise(
+        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+    ) -> CompileResult:
+        # No prefix states without the library: the whole pipeline, as one opt run.
+        return self.compile(program, ",".join(elements), (), replay)
+
+    def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
+        return self._measure(ir, self._llc(ir, "obj", name), pipeline)
+
+    def close(self) -> None:
+        pass
+
+
+class InProcessEngine:
+    """LLVM's C API in crash-isolated worker processes (started on first use)."""
+
+    kind = Engine.INPROCESS
+
+    def __init__(self, toolchain: Toolchain, timeout: float, workers: int) -> None:
+        self.toolchain = toolchain
+        self.timeout = timeout
+        self.workers = workers
+        self._pool: WorkerPool | None = None
+
+    @property
+    def pool(self) -> WorkerPool:
+        """The workers (started on first use)."""
+        if self._pool is None:
+            self._pool = WorkerPool(self.toolchain, size=self.workers, timeout=self.timeout)
+        return self._pool
+
+    def _result(self, evaluation: Evaluation, pipeline: str | None) -> CompileResult:
+        measurement = Measurement(
+            pipeline=pipeline,
+            binary_size=evaluation.text + evaluation.data,
+            text=evaluation.text,
+            data=evaluation.data,
+            ir_instructions=evaluation.ir_instructions,
+            llvm_version=self.toolchain.version,
+            ir_hash=evaluation.ir_hash,
+        )
+        return CompileResult(measurement, evaluation.ir, evaluation.assembly, evaluation.obj)
+
+    def compile(
+        self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
+    ) -> CompileResult:
+        evaluation = self.pool.evaluate(
+            program.id,
+            program.ir,
+            pipeline,
+            subject=subject(program, pipeline),
+            replay=replay,
+            want_ir="ir" in outputs,
+            want_asm="asm" in outputs,
+            want_obj="obj" in outputs,
+        )
+        return self._result(evaluation, pipeline)
+
+    def compile_stepwise(
+        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+    ) -> CompileResult:
+        pipeline = ",".join(elements)
+        evaluation = self.pool.evaluate(
+            program.id,
+            program.ir,
+            pipeline,
+            subject=subject(program, pipeline),
+            replay=replay,
+            stepwise=elements,
+            use_cache=use_cache,
+        )
+        return self._result(evaluation, pipeline)
+
+    def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
+        return self._result(self.pool.lower(ir, subject=name, replay=replay), pipeline).measurement
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None

@@ -1,0 +1,106 @@
+"""The values every layer above the toolchain passes around: programs and what compiling made.
+
+A :class:`Program` is unoptimized IR with a stable id (the hash of its text). A
+:class:`Measurement` is the code size of one program after one pipeline, measured as
+LLM Compiler measures it. A :class:`CompileResult` is everything one compile of a
+candidate produced: the measurement and, when asked for, the optimized IR, the
+assembly and the object file, so that no caller compiles the same list twice to get
+them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+OZ_PIPELINE = "default<Oz>"
+O0_PIPELINE = "default<O0>"
+_MODULE_ID_COMMENT = "; ModuleID = "
+
+
+@dataclass(frozen=True)
+class Program:
+    """Unoptimized IR of one translation unit (or function), with where it came from.
+
+    Attributes:
+        name: A human-readable name, usually the source path.
+        ir: The unoptimized textual IR.
+        language: ``"c"``, ``"c++"`` or ``"ir"`` (loaded from a .ll/.bc file).
+        source: The file it was made from, if any.
+    """
+
+    name: str
+    ir: str
+    language: str = "ir"
+    source: str | None = None
+
+    @property
+    def id(self) -> str:
+        """Stable id: the first 16 hex digits of the SHA-256 of the IR text.
+
+        A first ``; ModuleID = ...`` line is left out: LLVM prints there the name it
+        read the module from (a path, ``<stdin>``), which is a comment when the text is
+        read back. The same IR therefore has the same id wherever its file lies.
+        """
+        text = self.ir
+        if text.startswith(_MODULE_ID_COMMENT):
+            text = text.partition("\n")[2]
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Code size of one program after one pipeline.
+
+    Attributes:
+        pipeline: The ``opt -passes=`` text, or None for the unoptimized input.
+        binary_size: ``text + data`` of the object file, in bytes.
+        text: Berkeley text (code and read-only data) in bytes.
+        data: Berkeley data (initialized writable data) in bytes.
+        ir_instructions: Instructions in the IR's function bodies.
+        llvm_version: The LLVM that produced it.
+        ir_hash: Hash of the optimized IR text (lists with the same output share it);
+            not part of equality, as engines may print unoptimized IR differently.
+    """
+
+    pipeline: str | None
+    binary_size: int
+    text: int
+    data: int
+    ir_instructions: int
+    llvm_version: str
+    ir_hash: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.binary_size != self.text + self.data:
+            raise ValueError("binary_size must equal text + data")
+        if min(self.text, self.data, self.ir_instructions) < 0:
+            raise ValueError("sizes cannot be negative")
+
+    def to_json(self) -> dict[str, Any]:
+        """The measurement as the JSON object of ``llm-compiler measure --json``."""
+        return {
+            "pipeline": self.pipeline,
+            "binary_size": self.binary_size,
+            "text": self.text,
+            "data": self.data,
+            "ir_instructions": self.ir_instructions,
+        }
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """What one compile of a program with one pipeline produced.
+
+    Attributes:
+        measurement: Sizes and instruction count (always there).
+        ir: The optimized IR text, when asked for.
+        assembly: The assembly ``llc`` writes, when asked for.
+        obj: The object file, when asked for.
+    """
+
+    measurement: Measurement
+    ir: str | None = None
+    assembly: str | None = None
+    obj: bytes | None = None
