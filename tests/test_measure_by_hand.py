@@ -45,7 +45,8 @@ def pipelines(compiler: Compiler) -> list[str]:
 @pytest.mark.slow
 def test_cli_sizes_equal_hand_made_objects(compiler: Compiler, tmp_path: Path) -> None:
     for pipeline in pipelines(compiler):
-        result = run_cli("measure", *map(str, EXAMPLE_FILES), "--passes", pipeline, "--json")
+        engine = ("--engine", compiler.engine)
+        result = run_cli("measure", *map(str, EXAMPLE_FILES), "--passes", pipeline, "--json", *engine)
         assert result.returncode == 0, result.stderr
         records = {Path(r["file"]).name: r for r in map(json.loads, result.stdout.splitlines())}
         assert set(records) == {path.name for path in EXAMPLE_FILES}
@@ -63,7 +64,7 @@ def test_cli_sizes_equal_hand_made_objects(compiler: Compiler, tmp_path: Path) -
 
 def test_unoptimized_is_the_front_end_output_lowered(compiler: Compiler, tmp_path: Path) -> None:
     source = EXAMPLE_FILES[0]
-    record = json.loads(run_cli("measure", str(source), "--json").stdout)
+    record = json.loads(run_cli("measure", str(source), "--json", "--engine", compiler.engine).stdout)
     assert record["passes"] is None
     # Lowering the front-end IR through an empty module pipeline changes nothing.
     assert record["unoptimized"]["binary_size"] == by_hand(

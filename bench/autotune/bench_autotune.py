@@ -32,14 +32,16 @@ from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import LocalExecutor
 from llm_compiler.core.metrics import geometric_mean_improvement
-from llm_compiler.corpus.functions import split_functions
-from llm_compiler.corpus.inputs import ProgramSpec
-from llm_compiler.toolchain.frontend import FrontendOptions
+from llm_compiler.corpus.functions import extract_function
+from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
+from llm_compiler.toolchain.ir import defined_functions
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(label: str, specs: list[ProgramSpec], budget: int, seed: int, jobs: int, compiler: Compiler) -> None:
+def run(
+    label: str, specs: list[ProgramSource], budget: int, seed: int, jobs: int, compiler: Compiler
+) -> None:
     settings = TuneSettings(seed=seed, budget=budget, engine=compiler.engine, timeout=compiler.timeout)
     with tempfile.TemporaryDirectory() as scratch:
         store = Store(Path(scratch) / "tune.sqlite")
@@ -77,21 +79,23 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as scratch:
             modules = []
             for path in examples:
-                for module in split_functions(compiler, compiler.load(path)):
-                    if module.name.endswith(":main"):
+                unit = compiler.load(path)
+                for name in defined_functions(unit.ir):
+                    if name == "main":
                         continue
+                    module = extract_function(compiler, unit, name)
                     target = Path(scratch) / f"{len(modules):03d}.ll"
                     target.write_text(module.ir)
-                    modules.append(ProgramSpec(target, FrontendOptions()))
+                    modules.append(target)
             step = max(1, len(modules) // args.functions)
-            modules = modules[::step][: args.functions]
+            modules = list(ProgramSet(modules[::step][: args.functions]))
             note = compiler.engine_note
             print(f"LLVM {compiler.llvm_version}, {note}, {args.jobs} processes, seed {args.seed}")
             print("| programs | budget | random search | + minimization, broadcast | validated | improved | "
                   "mean minimized length | compiles | compiles/s |")  # fmt: skip
             print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
             for budget in args.budgets:
-                run("8 examples", [ProgramSpec(p, FrontendOptions()) for p in examples], budget, args.seed,
+                run("8 examples", list(ProgramSet(examples)), budget, args.seed,
                     args.jobs, compiler)  # fmt: skip
                 run(f"{len(modules)} function modules", modules, budget, args.seed, args.jobs, compiler)
     return 0

@@ -37,10 +37,11 @@ from pathlib import Path
 from llm_compiler.autotune.minimize import eliminate_redundant
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
-from llm_compiler.corpus.functions import split_functions
+from llm_compiler.corpus.functions import extract_function
 from llm_compiler.errors import CommandFailed
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.sampling import random_pass_list
+from llm_compiler.toolchain.ir import defined_functions
 from llm_compiler.toolchain.runner import run_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,8 +146,9 @@ def main(argv: list[str]) -> int:
     ):
         print(f"LLVM {subprocess.llvm_version}; {inprocess.engine_note}")
         units = [subprocess.load(ROOT / "examples" / name) for name in LARGE_UNITS]
-        functions = [f for unit in [subprocess.load(p) for p in sorted((ROOT / "examples").glob("*.c*"))]
-                     for f in split_functions(subprocess, unit)]  # fmt: skip
+        functions = [extract_function(subprocess, unit, name)
+                     for unit in [subprocess.load(p) for p in sorted((ROOT / "examples").glob("*.c*"))]
+                     for name in defined_functions(unit.ir)]  # fmt: skip
         functions = rng.sample(functions, min(args.functions, len(functions)))
         lists = [subprocess.passes("module(default<Oz>)")]
         lists += [random_pass_list(rng, subprocess.pass_set) for _ in range(args.lists)]

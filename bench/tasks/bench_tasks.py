@@ -25,19 +25,17 @@ from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, InlineExecutor, LocalExecutor
-from llm_compiler.corpus.inputs import ProgramSpec
+from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
 from llm_compiler.tasks.generate import generate
-from llm_compiler.tasks.programs import ProgramRecord, iter_programs
 from llm_compiler.tasks.samples import DataSettings
-from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tune(records: list[ProgramRecord], out: Path, jobs: int) -> float:
+def tune(records: list[ProgramSource], out: Path, jobs: int) -> float:
     """Runs a small tuning run whose best lists label the flag tuning samples."""
-    specs = [ProgramSpec(record.path, record.options or FrontendOptions()) for record in records]
+    specs = records
     out.mkdir(parents=True)
     store = Store(out / "tune.sqlite")
     executor = LocalExecutor(jobs)
@@ -51,7 +49,7 @@ def tune(records: list[ProgramRecord], out: Path, jobs: int) -> float:
     return time.perf_counter() - started
 
 
-def measure(settings: DataSettings, records: list[ProgramRecord], executor: Executor, out: Path) -> None:
+def measure(settings: DataSettings, records: list[ProgramSource], executor: Executor, out: Path) -> None:
     started = time.perf_counter()
     try:
         report = generate(settings, iter(records), out, executor, window=8)
@@ -82,7 +80,7 @@ def main() -> None:
     parser.add_argument("--samples-per-program", type=int, default=4)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    records = list(itertools.islice(iter_programs(args.programs, FrontendOptions()), args.limit))
+    records = list(itertools.islice(ProgramSet(args.programs), args.limit))
     print(f"{len(records)} programs from {' '.join(args.programs)}; LLVM {find_toolchain().version}\n")
     print("| task | executor | programs | samples | dropped | seconds | samples/s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -61,7 +61,7 @@ def test_measure_table_and_json() -> None:
     table = run_cli("measure", CRC, "--passes", "module(default<Oz>)", env={"COLUMNS": "200"})
     assert table.returncode == 0 and "crc32.c" in table.stdout and "LLVM" in table.stdout
     record = json.loads(run_cli("measure", CRC, "--json").stdout)
-    assert set(record) == {"file", "llvm_version", "unoptimized", "oz", "passes"}
+    assert set(record) == {"program", "file", "llvm_version", "unoptimized", "oz", "passes"}
     assert set(record["oz"]) == {"pipeline", "binary_size", "text", "data", "ir_instructions"}
     assert record["oz"]["binary_size"] < record["unoptimized"]["binary_size"]
 
@@ -110,3 +110,24 @@ def test_regenerate_writes_a_set(tmp_path: Path) -> None:
     written = PassSet.from_text(output.read_text())
     assert json.loads(result.stdout)["count"] == len(written)
     assert [entry["pass"] for entry in json.loads(result.stdout)["passes"]] == list(written.members)
+
+
+def test_tune_fails_when_every_program_fails(write) -> None:  # type: ignore[no-untyped-def]
+    bad = write("bad.c", "int f(void) { return undeclared; }\n")
+    result = run_cli("tune", str(bad), "--budget", "2", "--no-validate", "--jobs", "1")
+    assert result.returncode == 1, result.stderr
+    assert "load-failed" in result.stdout and "no program could be tuned" in result.stderr
+
+
+def test_tune_json_and_a_table_that_fits_80_columns(tmp_path: Path) -> None:
+    args = ("tune", CRC, "--budget", "4", "--seed", "1", "--no-validate", "--broadcast", "0", "--jobs", "1")
+    summary = json.loads(run_cli(*args, "--json", "--store", str(tmp_path / "a.sqlite")).stdout)
+    assert summary["programs"][0]["program"] == CRC and summary["programs"][0]["status"] == "ok"
+    best = summary["programs"][0]["best_pipeline"]
+    table = run_cli(*args, "--store", str(tmp_path / "b.sqlite"), env={"COLUMNS": "80"})
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines if "│" in line or "┃" in line), table.stdout
+    # The whole list is printed once, on a line of its own, not folded into the table.
+    assert f"  {CRC}: {best}" in table.stdout
+    assert "programs improved:" in table.stdout and "/1" in table.stdout

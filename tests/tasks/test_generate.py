@@ -43,7 +43,7 @@ def emulation(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("emulation")
     generate(
         "emulation", out, "--samples-per-program", "3", "--seed", "1",
-        "--allow-pass", "trigger-crash-module", "--list", "module(trigger-crash-module)",
+        "--allow-pass", "trigger-crash-module", "--passes", "module(trigger-crash-module)",
     )  # fmt: skip
     return out
 
@@ -61,7 +61,7 @@ def test_emulation_report_counts_samples_and_dropped_lists(emulation: Path) -> N
     report = json.loads((emulation / "report.json").read_text())
     assert report["programs"] == 2 and report["programs_failed"] == 0
     samples = read_samples(emulation)
-    # 3 random lists + the crashing --list, x 2 outputs, per program. A dropped list
+    # 3 random lists + the crashing --passes list, x 2 outputs, per program. A dropped list
     # loses both outputs; a sample over the 16k-token context (a list that
     # unrolls can make the answer too long) is dropped on its own.
     dropped = report["dropped"]
@@ -191,9 +191,7 @@ def test_a_corpus_feeds_datasets_with_its_splits_and_provenance(tmp_path: Path) 
         )
         assert added.returncode == 0, added.stderr
     out = tmp_path / "dis"
-    made = run_cli(
-        "data", "disassembly", "--programs", str(corpus), "--out", str(out), "--only-split", "test"
-    )
+    made = run_cli("data", "disassembly", f"corpus:{corpus}?split=test", "--out", str(out))
     assert made.returncode == 0, made.stderr
     samples = read_samples(out)
     assert [(sample["split"], sample["provenance"]["package"]) for sample in samples] == [("test", "search")]

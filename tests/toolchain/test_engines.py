@@ -11,10 +11,11 @@ import pytest
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
-from llm_compiler.corpus.functions import split_functions
+from llm_compiler.corpus.functions import extract_function, module_bitcode
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
 from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.toolchain.frontend import FrontendOptions
+from llm_compiler.toolchain.ir import defined_functions
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.suites import builtin_suite
 from tests.conftest import EXAMPLE_FILES
@@ -38,7 +39,10 @@ def programs(engines: tuple[Compiler, Compiler]) -> list[Program]:
 def function_modules(engines: tuple[Compiler, Compiler], programs: list[Program]) -> list[Program]:
     """50 function-sized modules extracted from the examples."""
     rng = random.Random(11)
-    modules = [module for program in programs for module in split_functions(engines[0], program)]
+    modules = []
+    for program in programs:
+        bitcode = module_bitcode(engines[0], program)
+        modules += [extract_function(engines[0], program, f, bitcode) for f in defined_functions(program.ir)]
     return rng.sample(modules, 50)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.corpus.inputs import expand_targets
+from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.frontend import (
     CompileCommand,
@@ -84,7 +84,7 @@ def test_compile_commands_entry(compiler: Compiler, write, tmp_path: Path) -> No
     options = flags_from_compile_command(command)
     assert options.extra_flags == ("-Iinclude", "-DWITH_EXTRA")
     database = write("proj/compile_commands.json", json.dumps([entry]))
-    specs = expand_targets([database], FrontendOptions())
+    specs = list(ProgramSet([database]))
     assert [spec.path for spec in specs] == [tmp_path / "proj/src/s.c"]
     program = specs[0].load(compiler)
     assert "@extra" in program.ir and program.language == "c"

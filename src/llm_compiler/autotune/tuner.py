@@ -37,7 +37,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, Job
 from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.core.program import OZ_PIPELINE, Program
-from llm_compiler.corpus.inputs import ProgramSpec
+from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.passes.pipeline import parse_pipeline
 
@@ -204,7 +204,7 @@ class Tuner:
 
     # Loading -----------------------------------------------------------------------
 
-    def load(self, specs: Sequence[ProgramSpec]) -> list[Program]:
+    def load(self, specs: Sequence[ProgramSource]) -> list[Program]:
         """Compiles the targets; those that fail are recorded and left out."""
         programs = []
         for spec in specs:
@@ -252,7 +252,7 @@ class Tuner:
         pairs = [(oz, min(oz, self._best_sizes[p])) for p, oz in self._oz_sizes.items()]
         return f"best so far vs -Oz: {geometric_mean_improvement(pairs):.2%}" if pairs else ""
 
-    def run(self, specs: Sequence[ProgramSpec]) -> TuneReport:
+    def run(self, specs: Sequence[ProgramSource]) -> TuneReport:
         """Tunes every target and returns the report."""
         programs = self.programs = self.load(specs)
         for program in programs:

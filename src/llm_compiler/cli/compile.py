@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
-from llm_compiler.cli.main import frontend_options, make_compiler
-from llm_compiler.corpus.inputs import ProgramSpec
+from llm_compiler.cli.options import add_pass_list_option, frontend_options, make_compiler
+from llm_compiler.corpus.program_set import ProgramSource
 
 EXAMPLES = """examples:
   llm-compiler compile examples/crc32.c --passes 'module(default<Oz>)' -o crc32.o
@@ -28,7 +28,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", metavar="FILE", help="a C/C++ source or an IR file")
-    parser.add_argument("--passes", metavar="PIPELINE", help="opt -passes= pipeline (default: none)")
+    add_pass_list_option(parser, "opt -passes= pipeline (default: none)")
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.ll, OUT.bc, OUT.o or OUT.s")
     parser.set_defaults(run=run)
 
@@ -36,7 +36,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     compiler = make_compiler(args)
     passes = compiler.passes(args.passes) if args.passes else None
-    program = ProgramSpec(Path(args.file), frontend_options(args)).load(compiler)
+    path = Path(args.file)
+    program = ProgramSource(str(path), path, "", options=frontend_options(args)).load(compiler)
     output = compiler.compile_to(program, passes, Path(args.output))
     Console(stderr=True).print(f"wrote {output}", highlight=False, markup=False)
     return 0

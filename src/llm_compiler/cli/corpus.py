@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from llm_compiler.cli.main import frontend_options, make_compiler
+from llm_compiler.cli.options import frontend_options, make_compiler
 from llm_compiler.corpus.builder import DEFAULT_TOKEN_LIMIT, AddReport, CorpusBuilder
 from llm_compiler.corpus.sources import SUITES, add_compile_commands, add_csmith, add_debian, add_files
 from llm_compiler.corpus.stats import corpus_stats
@@ -21,7 +20,7 @@ from llm_compiler.corpus.tokens import get_token_counter
 from llm_compiler.tasks.prompts import flag_tuning_prompt
 
 EXAMPLES = """examples:
-  llm-compiler corpus build --suite default
+  llm-compiler corpus build --package-set default
   llm-compiler corpus add debian zlib bzip2
   llm-compiler corpus add compile-commands ~/src/myproject/build/compile_commands.json --project myproject
   llm-compiler corpus add files src/ -I include --project mylib --split test
@@ -50,7 +49,6 @@ def _corpus_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--split", choices=SPLITS, help="put everything added in this split (default: by package)"
     )
-    group.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="files at once")
 
 
 def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -63,9 +61,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    build = actions.add_parser("build", parents=[common], help="build a named suite of Debian packages")
-    build.add_argument("--suite", choices=sorted(SUITES), default="default")
-    build.add_argument("--only", nargs="+", metavar="PKG", help="only these packages of the suite")
+    build = actions.add_parser("build", parents=[common], help="build a named set of Debian packages")
+    build.add_argument(
+        "--package-set", choices=sorted(SUITES), default="default", help="the named set of packages to build"
+    )
+    build.add_argument("--only", nargs="+", metavar="PKG", help="only these packages of the set")
     _debian_options(build)
     _corpus_options(build)
     build.set_defaults(run=run_build)
@@ -210,7 +210,7 @@ def _run_debian(args: argparse.Namespace, names: list[str]) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    names = [package.name for package in SUITES[args.suite]]
+    names = [package.name for package in SUITES[args.package_set]]
     if args.only:
         names = [name for name in names if name in set(args.only)]
     return _run_debian(args, names)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,22 +11,27 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from llm_compiler.cli.main import frontend_options
+from llm_compiler.cli.options import (
+    add_execution_options,
+    add_output_options,
+    add_pass_list_option,
+    add_program_arguments,
+    make_executor,
+    program_set,
+)
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.errors import InvalidInput
 from llm_compiler.tasks.dataset import DEFAULT_SHARD_SIZE
 from llm_compiler.tasks.generate import ProgramOutput, generate
-from llm_compiler.tasks.programs import ProgramRecord, iter_programs
 from llm_compiler.tasks.samples import TASKS, DataSettings
 from llm_compiler.toolchain.llvm import find_toolchain
 
 EXAMPLES = """examples:
-  llm-compiler data emulation --programs ~/.local/share/llm-compiler/corpus --out data/emulation
-  llm-compiler data emulation --programs examples/ --out /tmp/emu --samples-per-program 2 --seed 1
+  llm-compiler data emulation ~/.local/share/llm-compiler/corpus --out data/emulation
+  llm-compiler data emulation examples/ --out /tmp/emu --samples-per-program 2 --seed 1
   llm-compiler tune examples/ --out runs/ex && \\
-    llm-compiler data flag-tuning --programs examples/ --tuning runs/ex --out data/flags
-  llm-compiler data disassembly --programs examples/ --target aarch64-linux-gnu --out data/dis-arm
+    llm-compiler data flag-tuning examples/ --tuning runs/ex --out data/flags
+  llm-compiler data disassembly examples/ --target aarch64-linux-gnu --out data/dis-arm
   llm-compiler data show data/emulation/train/shard-00000.jsonl --index 3
 
 Datasets load with datasets.load_dataset("json", data_files={"train": "DIR/train/*.jsonl", ...}).
@@ -47,27 +50,20 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     tasks = parser.add_subparsers(dest="task", required=True, metavar="TASK")
     for task in TASKS:
         sub = tasks.add_parser(task, parents=[common], help=f"{task} samples")
+        add_program_arguments(sub, required=False)
         sub.add_argument(
-            "--programs", nargs="+", required=True, metavar="CORPUS_OR_MANIFEST",
-            help="a corpus folder, a manifest.jsonl, or C/C++/IR files and folders",
+            "--programs", dest="programs_option", nargs="+", default=[], metavar="PROGRAM",
+            help="the same as the positional PROGRAM arguments",
         )  # fmt: skip
         sub.add_argument("--out", type=Path, required=True, metavar="DIR", help="dataset folder")
-        sub.add_argument(
-            "--only-split", action="append", choices=("train", "validation", "test"), default=[],
-            help="use only the programs of this split (repeatable; default: all)",
-        )  # fmt: skip
-        sub.add_argument(
-            "--limit", type=int, metavar="N", help="use at most the first N programs (of the chosen splits)"
-        )
         sub.add_argument("--seed", type=int, default=0, help="seed of the random pass lists (default: 0)")
         sub.add_argument(
             "--samples-per-program", type=int, default=4, metavar="N",
             help="random pass lists per program (emulation; default: 4)",
         )  # fmt: skip
-        sub.add_argument(
-            "--list", dest="extra_lists", action="append", default=[], metavar="PIPELINE",
-            help="emulation: also emulate this pass list for every program (repeatable)",
-        )  # fmt: skip
+        add_pass_list_option(
+            sub, "emulation: also emulate this pass list for every program (repeatable)", repeatable=True
+        )
         sub.add_argument(
             "--emulation-targets", default="ir,asm", metavar="ir,asm",
             help="emulation outputs: ir, asm or both (default)",
@@ -90,38 +86,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         )  # fmt: skip
         sub.add_argument("--resume", action="store_true", help="continue the dataset in --out")
         sub.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_SIZE, metavar="N")
-        sub.add_argument(
-            "--jobs", type=int, default=1, metavar="N", help="local worker processes (default: 1)"
-        )
-        sub.add_argument(
-            "--dask-local", type=int, metavar="N", help="run on a local Dask cluster of N workers"
-        )
-        sub.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on this Dask scheduler")
+        add_execution_options(sub)
         sub.set_defaults(run=run_generate)
     show = tasks.add_parser("show", help="pretty-print a sample of a dataset")
     show.add_argument("file", type=Path, metavar="FILE", help="a shard (.jsonl)")
     show.add_argument("--index", type=int, default=0, help="which sample (default: the first)")
-    show.add_argument("--debug", action="store_true")
-    show.add_argument("-v", "--verbose", action="count", default=0)
+    add_output_options(show)
     show.set_defaults(run=run_show)
-
-
-def _executor(args: argparse.Namespace) -> Executor:
-    if args.dask_scheduler or args.dask_local:
-        return DaskExecutor(args.dask_scheduler, args.dask_local)
-    if args.jobs > 1:
-        return LocalExecutor(args.jobs)
-    return InlineExecutor()
-
-
-def select_programs(
-    records: Iterator[ProgramRecord], splits: Sequence[str], limit: int | None
-) -> Iterator[ProgramRecord]:
-    """The records of the chosen splits (all when none is chosen), at most ``limit``."""
-    if limit is not None and limit < 1:
-        raise InvalidInput(f"--limit must be at least 1, not {limit}.")
-    chosen = (record for record in records if not splits or record.split in splits)
-    return itertools.islice(chosen, limit)
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -142,7 +113,7 @@ def run_generate(args: argparse.Namespace) -> int:
         allow_extra=tuple(args.allow_pass),
         require_validation=not args.include_unvalidated,
         tuning=str(Path(args.tuning).resolve()) if args.tuning else None,
-        extra_lists=tuple(args.extra_lists),
+        extra_lists=tuple(args.passes),
     )
     if settings.extra_lists:
         # Refuse a bad --list here, before every program fails on it.
@@ -151,8 +122,12 @@ def run_generate(args: argparse.Namespace) -> int:
         ) as checker:
             for pipeline in settings.extra_lists:
                 checker.passes(pipeline)
+    args.programs = [*args.programs, *args.programs_option]
+    if not args.programs:
+        raise InvalidInput("data needs programs: give files, folders, compile_commands.json or a corpus.")
+    programs = program_set(args)
     console = Console(stderr=True)
-    executor = _executor(args)
+    executor = make_executor(args)
     console.print(f"{args.task} samples into {args.out}, jobs on {executor.description}")
     progress = Progress(
         TextColumn("{task.description}"),
@@ -174,9 +149,7 @@ def run_generate(args: argparse.Namespace) -> int:
         with progress:
             report = generate(
                 settings,
-                select_programs(
-                    iter_programs(args.programs, frontend_options(args)), args.only_split, args.limit
-                ),
+                programs,
                 args.out,
                 executor,
                 resume=args.resume,

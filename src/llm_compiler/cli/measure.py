@@ -10,8 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from llm_compiler.cli.main import frontend_options, make_compiler
-from llm_compiler.corpus.inputs import expand_targets
+from llm_compiler.cli.options import add_pass_list_option, add_program_arguments, make_compiler, program_set
 
 EXAMPLES = """examples:
   llm-compiler measure examples/crc32.c
@@ -34,23 +33,21 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="source/IR files, folders, compile_commands.json"
-    )
-    parser.add_argument("--passes", metavar="PIPELINE", help="an opt -passes= pipeline to measure too")
-    parser.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
+    add_program_arguments(parser)
+    add_pass_list_option(parser, "an opt -passes= pipeline to measure too")
+    parser.add_argument("--json", action="store_true", help="one JSON object per program on stdout")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     compiler = make_compiler(args)
     passes = compiler.passes(args.passes) if args.passes else None
-    specs = expand_targets(args.files, frontend_options(args))
     records = []
-    for spec in specs:
-        program = spec.load(compiler)
+    for source in program_set(args):
+        program = source.load(compiler)
         record = {
-            "file": str(spec.path),
+            "program": source.name,
+            "file": str(source.path),
             "llvm_version": compiler.llvm_version,
             "unoptimized": compiler.measure(program).to_json(),
             "oz": compiler.measure_oz(program).to_json(),
@@ -67,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_table(records: list[dict[str, Any]], llvm_version: str, pipeline: str | None) -> None:
     table = Table(title=f"Code size (LLVM {llvm_version}; binary = .text + .data bytes)")
-    table.add_column("file", overflow="fold")
+    table.add_column("program", overflow="ellipsis", no_wrap=True)
     columns = [("unoptimized", "unopt"), ("oz", "-Oz")]
     if pipeline:
         columns.append(("passes", "passes"))
@@ -77,7 +74,7 @@ def _print_table(records: list[dict[str, Any]], llvm_version: str, pipeline: str
     if pipeline:
         table.add_column("smaller\nthan -Oz", justify="right")
     for record in records:
-        row = [record["file"]]
+        row = [record["program"]]
         for key, _ in columns:
             row += [str(record[key]["binary_size"]), str(record[key]["ir_instructions"])]
         if pipeline:
@@ -87,4 +84,4 @@ def _print_table(records: list[dict[str, Any]], llvm_version: str, pipeline: str
     console = Console()
     console.print(table)
     if pipeline:
-        console.print(f"passes: {pipeline}", highlight=False, markup=False)
+        console.print(f"passes: {pipeline}", highlight=False, markup=False, soft_wrap=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
+import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,20 @@ from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
-from llm_compiler.cli.main import frontend_options, make_compiler
-from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
-from llm_compiler.corpus.inputs import expand_targets
+from llm_compiler.cli.options import (
+    add_execution_options,
+    add_pass_list_option,
+    add_program_arguments,
+    make_compiler,
+    make_executor,
+    program_set,
+)
 from llm_compiler.errors import InvalidInput
 
 EXAMPLES = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
+  llm-compiler tune examples/ --passes 'module(default<Oz>),function(sroa)' --json
+  llm-compiler tune 'corpus:~/.local/share/llm-compiler/corpus?split=test&limit=100' --out runs/test
   llm-compiler tune src/parser.c -I include --budget 500 --out results/
   llm-compiler tune build/compile_commands.json --out results/ --resume     # continue a killed run
   llm-compiler tune corpus/ --dask-local 8 --out results/                   # a Dask LocalCluster
@@ -46,9 +54,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "targets", nargs="+", metavar="TARGET", help="source/IR files, folders, compile_commands.json"
-    )
+    add_program_arguments(parser)
     search = parser.add_argument_group("search")
     search.add_argument(
         "--budget", type=int, default=100, help="random lists per program, -Oz included (default: 100)"
@@ -61,13 +67,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
-    search.add_argument(
-        "--try",
-        dest="extra_lists",
-        action="append",
-        default=[],
-        metavar="PIPELINE",
-        help="also evaluate this pass list on every program (repeatable)",
+    add_pass_list_option(
+        search, "also evaluate this pass list on every program (repeatable)", repeatable=True
     )
     search.add_argument("--no-minimize", action="store_true", help="skip minimization")
     search.add_argument(
@@ -97,12 +98,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="shell command that must pass for a best list; it runs with LLM_COMPILER_OBJECT (the "
         "target's object built with the list) and LLM_COMPILER_PASSES set",
     )
-    run = parser.add_argument_group("execution and results")
-    run.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes (default: all cores)"
-    )
-    run.add_argument("--dask-local", type=int, metavar="N", help="run on a Dask LocalCluster of N workers")
-    run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:port)")
+    add_execution_options(parser)
+    run = parser.add_argument_group("results")
     run.add_argument("--chunk-size", type=int, default=50, help="random candidates per job (default: 50)")
     run.add_argument(
         "--out", metavar="DIR", help="write summary.json, tables, objects and the store (tune.sqlite) there"
@@ -113,6 +110,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="the SQLite store (default: DIR/tune.sqlite with --out, else temporary)",
     )
     run.add_argument("--resume", action="store_true", help="continue the run held in the store")
+    run.add_argument("--json", action="store_true", help="print the summary (summary.json) as JSON on stdout")
     parser.set_defaults(run=run_command)
 
 
@@ -128,14 +126,6 @@ class _RichProgress(TuneProgress):
         self.progress.advance(self.task, units)
         if note:
             self.progress.update(self.task, note=note)
-
-
-def _executor(args: argparse.Namespace) -> Executor:
-    if args.dask_scheduler or args.dask_local:
-        return DaskExecutor(args.dask_scheduler, args.dask_local)
-    if args.jobs <= 1:
-        return InlineExecutor()
-    return LocalExecutor(args.jobs)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -156,11 +146,16 @@ def run_command(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         engine=compiler.engine,
         allow_extra=tuple(args.allow_pass),
-        extra_lists=tuple(str(compiler.passes(text)) for text in args.extra_lists),
+        extra_lists=tuple(str(compiler.passes(text)) for text in args.passes),
         suites=tuple(args.suite) or ("builtin",),
         user_check=args.check,
     )
-    specs = expand_targets(args.targets, frontend_options(args))
+    specs = list(program_set(args))
+    if not specs:
+        raise InvalidInput(
+            f"{' '.join(args.programs)}: no programs selected "
+            "(check --only-split, --limit or the corpus query)."
+        )
     out = Path(args.out) if args.out else None
     scratch = None
     if args.store:
@@ -174,7 +169,7 @@ def run_command(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     try:
         store.check_meta({**settings.identity(), "llvm_version": compiler.llvm_version}, resume=args.resume)
-        executor = _executor(args)
+        executor = make_executor(args)
         console.print(
             f"LLVM {compiler.llvm_version}, {compiler.engine_note}; jobs on {executor.description}; "
             f"store {store_path}" + (" (temporary; use --out to keep it)" if scratch else ""),
@@ -194,7 +189,10 @@ def run_command(args: argparse.Namespace) -> int:
                 report = tuner.run(specs)
         finally:
             executor.close()
-        _print_report(Console(), report)
+        if args.json:
+            sys.stdout.write(json.dumps(report.summary()) + "\n")
+        else:
+            _print_report(Console(), report)
         if out:
             written = export_run(out, report, store, compiler, tuner.programs)
             console.print("wrote " + ", ".join(str(path) for path in written), highlight=False, markup=False)
@@ -202,15 +200,20 @@ def run_command(args: argparse.Namespace) -> int:
         store.close()
         if scratch is not None:
             scratch.cleanup()
+    if report.programs and not report.tuned:
+        console.print("no program could be tuned (reasons above)", highlight=False)
+        return 1
     return 0
 
 
 def _print_report(console: Console, report: TuneReport) -> None:
+    """The results table; long names and lists are shortened in it, and every best list
+    is printed whole, on its own line, below it."""
     table = Table(title=f"Tuning results (LLVM {report.llvm_version}; binary = .text + .data bytes)")
-    table.add_column("program", overflow="fold")
-    for column in ("-Oz", "best", "smaller than -Oz", "passes"):
-        table.add_column(column, justify="right")
-    table.add_column("best pass list / validation", overflow="fold")
+    table.add_column("program", overflow="ellipsis", no_wrap=True, ratio=2)
+    for column in ("-Oz", "best", "vs -Oz", "passes"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("best pass list", overflow="ellipsis", no_wrap=True, ratio=3)
     for result in report.programs:
         if not result.ok:
             table.add_row(result.program, "-", "-", "-", "-", f"{result.status}: {result.detail}")
@@ -219,18 +222,26 @@ def _print_report(console: Console, report: TuneReport) -> None:
             result.program,
             str(result.oz_size),
             str(result.best_size),
-            f"{result.improvement_vs_oz:+.1%}",
+            f"{-result.improvement_vs_oz:+.1%}",
             str(result.length),
-            f"{result.best_pipeline}\n{result.validation}",
+            result.best_pipeline,
         )
     console.print(table, markup=False)
+    console.print("best pass lists (the exact opt -passes= text) and their validation:", highlight=False)
+    for result in report.tuned:
+        console.print(
+            f"  {result.program}: {result.best_pipeline}", highlight=False, markup=False, soft_wrap=True
+        )
+        console.print(f"    {result.validation}", highlight=False, markup=False, soft_wrap=True)
     failed = len(report.programs) - len(report.tuned)
+    improved = sum(result.improved for result in report.tuned)
     console.print(
         f"geomean binary-size reduction vs -Oz: {report.geomean_improvement:.2%}; programs improved: "
-        f"{report.improved_fraction:.0%} of {len(report.tuned)}"
+        f"{improved}/{len(report.tuned)}"
         + (f" ({failed} could not be tuned)" if failed else "")
         + f"; mean minimized list length: {report.mean_minimized_length:.2f} passes (LLM Compiler: 3.84); "
         f"distinct best lists: {report.distinct_before_broadcast} before broadcast, "
         f"{report.distinct_after_broadcast} after",
         highlight=False,
+        soft_wrap=True,
     )

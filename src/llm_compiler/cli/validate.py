@@ -11,7 +11,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from llm_compiler.cli.main import make_compiler
+from llm_compiler.cli.options import add_pass_list_option, make_compiler
+from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.registry import load_registry
 from llm_compiler.validation.gate import load_suites
 from llm_compiler.validation.passlisteval import PassListEval
@@ -42,9 +43,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--passes", required=True, metavar="PIPELINE", help="the opt -passes= pipeline to check"
-    )
+    add_pass_list_option(parser, "the opt -passes= pipeline to check (required)")
     parser.add_argument(
         "--suite", action="append", default=[], metavar="NAME",
         help="builtin (default), csmith[:N], humaneval-x:PATH (repeatable)",
@@ -63,6 +62,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.passes:
+        raise InvalidInput("validate needs the list to check: --passes PIPELINE.")
     compiler = make_compiler(args)
     if args.allow_unsafe_passes:
         registry = load_registry(compiler.toolchain)

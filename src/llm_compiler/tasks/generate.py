@@ -21,13 +21,13 @@ from typing import Any
 
 from llm_compiler.core.compiler import process_compiler
 from llm_compiler.core.executors import Executor, Job
+from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.corpus.tokens import TokenCounter, get_token_counter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.tasks.dataset import DatasetWriter, GenerationReport
 from llm_compiler.tasks.disassembly import disassembly_samples
 from llm_compiler.tasks.emulation import emulation_samples
 from llm_compiler.tasks.flag_tuning import TuningLabel, flag_tuning_samples, read_labels
-from llm_compiler.tasks.programs import ProgramRecord, load_program
 from llm_compiler.tasks.samples import TASKS, DataSettings, SampleContext
 
 
@@ -61,12 +61,12 @@ def _labels(settings: DataSettings) -> dict[str, TuningLabel]:
     return _LABELS[settings.tuning]
 
 
-def sample_job(settings: DataSettings, record: ProgramRecord) -> ProgramOutput:
+def sample_job(settings: DataSettings, record: ProgramSource) -> ProgramOutput:
     """Makes the samples of one program (runs on a worker)."""
     output = ProgramOutput(record.key())
     try:
         compiler = process_compiler(settings)
-        program = load_program(record, compiler)
+        program = record.load(compiler)
         context = SampleContext(settings, record, program, _counter(settings), compiler.llvm_version)
         if settings.task == "emulation":
             output.samples, output.dropped = emulation_samples(compiler, program, context)
@@ -82,7 +82,7 @@ def sample_job(settings: DataSettings, record: ProgramRecord) -> ProgramOutput:
 
 def generate(
     settings: DataSettings,
-    programs: Iterable[ProgramRecord],
+    programs: Iterable[ProgramSource],
     out: Path,
     executor: Executor,
     *,
@@ -113,7 +113,7 @@ def generate(
     writer = DatasetWriter(out, settings.task, settings.to_json(), shard_size=shard_size, resume=resume)
     started = time.monotonic()
     base_seconds = writer.report.seconds
-    pending: Iterator[ProgramRecord] = (record for record in programs if record.key() not in writer.done)
+    pending: Iterator[ProgramSource] = (record for record in programs if record.key() not in writer.done)
     try:
         while True:
             batch = list(itertools.islice(pending, window))

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_compiler.core.program import Program
+from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.corpus.tokens import TokenCounter
-from llm_compiler.tasks.programs import ProgramRecord
 
 TASKS = ("emulation", "flag-tuning", "disassembly")
 
@@ -92,7 +92,7 @@ class SampleContext:
     """Makes the sample records of one program: common fields and the token budget."""
 
     settings: DataSettings
-    record: ProgramRecord
+    record: ProgramSource
     program: Program
     counter: TokenCounter
     llvm_version: str

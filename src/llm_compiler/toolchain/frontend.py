@@ -16,7 +16,7 @@ files, optimization and debug levels, ``-Werror``).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,10 +239,3 @@ def flags_from_compile_command(command: CompileCommand) -> FrontendOptions:
             continue
         kept.append(argument)
     return FrontendOptions(extra_flags=tuple(kept), cwd=command.directory)
-
-
-def frontend_command_line(toolchain: Toolchain, source: Path, flags: Sequence[str]) -> str:
-    """The shell line equivalent to :func:`emit_ir`, for provenance records."""
-    language = language_of(source)
-    compiler = toolchain.tool("clang++" if language == "c++" else "clang")
-    return shlex.join([str(compiler), *FRONTEND_FLAGS, *flags, str(source)])

@@ -1,0 +1,169 @@
+"""Options shared by the subcommands, defined once, and the objects made from them.
+
+* :func:`common_options`: the toolchain (``--llvm-bin``, ``--timeout``, ``--engine``,
+  ``--allow-pass``), ``--jobs``, the front end (``-I``, ``-D``, ``--target``,
+  ``--cflag``) and output (``--debug``, ``-v``), taken by every command that compiles.
+* :func:`add_program_arguments`: the programs a command works on, read by the one
+  program-set reader (:mod:`llm_compiler.corpus.program_set`), with ``--only-split``
+  and ``--limit``.
+* :func:`add_execution_options`: where jobs run (``--dask-local``, ``--dask-scheduler``;
+  ``--jobs`` is common).
+* :func:`add_pass_list_option`: ``--passes PIPELINE``, repeatable where a command
+  applies several lists.
+
+``--jobs N`` means the same everywhere: N processes compile at once (pool workers for
+``tune`` and ``data``, in-process compile workers for ``measure``, ``validate`` and
+``corpus``). The default is the number of cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
+from llm_compiler.core.engines import Engine
+from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from llm_compiler.corpus.program_set import ProgramSet
+from llm_compiler.corpus.store import SPLITS
+from llm_compiler.toolchain.frontend import FrontendOptions
+from llm_compiler.toolchain.llvm import find_toolchain
+
+DEFAULT_JOBS = os.cpu_count() or 1
+
+PROGRAMS_HELP = (
+    "C/C++/IR files, folders, compile_commands.json, or a corpus (its folder, its manifest.jsonl, "
+    "or corpus:DIR?split=test&kind=function&limit=N)"
+)
+
+
+def common_options() -> argparse.ArgumentParser:
+    """Options every subcommand that compiles takes."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("toolchain")
+    group.add_argument(
+        "--llvm-bin",
+        metavar="DIR",
+        help="LLVM bin directory (default: $LLVM_BIN, else the newest /usr/lib/llvm-N/bin, N >= 17)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time limit of each compiler process (default: {DEFAULT_TIMEOUT:g})",
+    )
+    group.add_argument(
+        "--engine",
+        choices=[engine.value for engine in Engine],
+        default=Engine.AUTO.value,
+        help="inprocess: LLVM's C API in crash-isolated workers; subprocess: opt and llc; "
+        "auto (default): inprocess when the LLVM library loads",
+    )
+    group.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        metavar="N",
+        help=f"processes that compile at once (default: the number of cores, {DEFAULT_JOBS})",
+    )
+    group.add_argument(
+        "--allow-pass",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="accept this opt pass in pass lists although it is not searchable (repeatable)",
+    )
+    front = common.add_argument_group("front end (C/C++ sources)")
+    front.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    front.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    front.add_argument("--target", metavar="TRIPLE", help="target triple (default: the host)")
+    front.add_argument(
+        "--cflag",
+        dest="cflags",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="extra clang flag, e.g. --cflag=-std=c11 (repeatable)",
+    )
+    add_output_options(common)
+    return common
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` and ``-v`` (for commands without the common options)."""
+    output = parser.add_argument_group("output")
+    output.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    output.add_argument("-v", "--verbose", action="count", default=0, help="log commands (-vv: more)")
+
+
+def add_program_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """The programs a command works on: positional ``PROGRAM...``, ``--only-split``, ``--limit``."""
+    parser.add_argument("programs", nargs="+" if required else "*", metavar="PROGRAM", help=PROGRAMS_HELP)
+    group = parser.add_argument_group("program selection")
+    group.add_argument(
+        "--only-split",
+        action="append",
+        choices=SPLITS,
+        default=[],
+        help="only programs of this split (repeatable; default: all)",
+    )
+    group.add_argument("--limit", type=int, metavar="N", help="at most the first N programs")
+
+
+def program_set(args: argparse.Namespace) -> ProgramSet:
+    """The programs named by :func:`add_program_arguments`'s arguments."""
+    return ProgramSet(args.programs, frontend_options(args), splits=args.only_split, limit=args.limit)
+
+
+def add_execution_options(parser: argparse.ArgumentParser) -> None:
+    """Where jobs run besides the local pool of ``--jobs`` processes."""
+    group = parser.add_argument_group("execution")
+    group.add_argument("--dask-local", type=int, metavar="N", help="run on a Dask LocalCluster of N workers")
+    group.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on a Dask cluster (tcp://host:port)")
+
+
+def make_executor(args: argparse.Namespace) -> Executor:
+    """The executor the execution options name (``--jobs 1``: this process)."""
+    if args.dask_scheduler or args.dask_local:
+        return DaskExecutor(args.dask_scheduler, args.dask_local)
+    if args.jobs <= 1:
+        return InlineExecutor()
+    return LocalExecutor(args.jobs)
+
+
+def add_pass_list_option(parser: argparse.ArgumentParser, help: str, *, repeatable: bool = False) -> None:
+    """``--passes PIPELINE``: an ``opt -passes=`` pipeline (repeatable where asked)."""
+    if repeatable:
+        parser.add_argument("--passes", action="append", default=[], metavar="PIPELINE", help=help)
+    else:
+        parser.add_argument("--passes", metavar="PIPELINE", help=help)
+
+
+def frontend_options(args: argparse.Namespace) -> FrontendOptions:
+    """Front-end options from the parsed common arguments."""
+    defines: dict[str, str | None] = {}
+    for define in args.defines:
+        name, equals, value = define.partition("=")
+        defines[name] = value if equals else None
+    return FrontendOptions(
+        include_dirs=tuple(args.include_dirs),
+        defines=defines,
+        target=args.target,
+        extra_flags=tuple(args.cflags),
+    )
+
+
+def make_compiler(args: argparse.Namespace) -> Compiler:
+    """A :class:`Compiler` configured from the parsed common arguments."""
+    toolchain = find_toolchain(args.llvm_bin)
+    compiler = Compiler(
+        toolchain,
+        timeout=args.timeout,
+        allow_extra=args.allow_pass,
+        engine=args.engine,
+        workers=max(1, args.jobs),
+    )
+    logging.getLogger("llm_compiler").info("LLVM %s, %s", toolchain.version, compiler.engine_note)
+    return compiler
