@@ -7,6 +7,7 @@ import pytest
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.validation.checker import INLINE_ONLY_NOTE
 from llm_compiler.validation.differential import DifferentialChecker, is_runnable
 from llm_compiler.validation.outcomes import Outcome
 
@@ -39,7 +40,7 @@ def test_known_llvm_19_miscompile_is_caught(compiler: Compiler, example_programs
         example_programs["shapes.cpp"], compiler.passes("cgscc(attributor-cgscc)")
     )
     assert result.outcome is Outcome.RUNTIME_FAIL
-    assert "signal" in result.detail and result.program.endswith("shapes.cpp")
+    assert "killed by signal 11 (SIGSEGV)" in result.detail and result.program.endswith("shapes.cpp")
 
 
 def test_missing_inline_only_bodies_are_a_link_failure(
@@ -50,7 +51,7 @@ def test_missing_inline_only_bodies_are_a_link_failure(
         example_programs["word_count.cpp"], compiler.passes("module(elim-avail-extern)")
     )
     assert result.outcome is Outcome.LINK_FAIL
-    assert "undefined reference" in result.detail
+    assert "_M_use_local_data" in result.detail and result.detail.endswith(INLINE_ONLY_NOTE)
 
 
 def test_compiler_crash_is_a_compile_failure(
@@ -84,3 +85,25 @@ def test_programs_without_main_are_unsupported(compiler: Compiler, write) -> Non
     assert not is_runnable(program)
     result = DifferentialChecker(compiler).check(program, compiler.passes("module(default<Oz>)"))
     assert result.outcome is Outcome.UNSUPPORTED and not result.outcome.is_failure
+
+
+def test_a_nonzero_exit_unlike_the_reference_is_a_runtime_failure(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
+    # Signed overflow is undefined: the -O0 build wraps and exits 0; the optimized build
+    # folds `x + 1 > x` to true and exits 1, a plain exit (not a signal).
+    source = write(
+        "status.c",
+        "#include <limits.h>\nstatic int grows(int x) { return x + 1 > x; }\n"
+        "int main(void) { volatile int big = INT_MAX; return grows(big); }\n",
+    )
+    program = compiler.load(source)
+    result = DifferentialChecker(compiler).check(program, compiler.passes("module(default<Oz>)"))
+    assert result.outcome is Outcome.RUNTIME_FAIL
+    assert result.detail == "exit status 1, reference 0"
+
+
+def test_a_hanging_reference_makes_the_program_unsupported(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
+    source = write("spin.c", "int main(void) { volatile unsigned x = 0; for (;;) x++; }\n")
+    checker = DifferentialChecker(compiler, run_timeout=1.0)
+    result = checker.check(compiler.load(source), compiler.passes("module(default<Oz>)"))
+    assert result.outcome is Outcome.UNSUPPORTED
+    assert result.detail.startswith("reference build failed: the program ran past its limits")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
-from llm_compiler.validation.sandbox import Limits, isolation, run_sandboxed
+from llm_compiler.validation.sandbox import Limits, RunResult, isolation, run_sandboxed
 
 ESCAPE = r"""
 #include <stdio.h>
@@ -58,3 +59,14 @@ def test_limits_stop_runaway_programs(toolchain: Toolchain, tmp_path: Path) -> N
     )
     limited = run_sandboxed(hog, tmp_path, Limits(memory_bytes=256 * 1024**2))
     assert limited.returncode != 0
+
+
+def test_a_crash_reads_as_its_signal(toolchain: Toolchain, tmp_path: Path) -> None:
+    crash = build(toolchain, tmp_path, "int main(void) { volatile int *p = 0; return *p; }\n")
+    result = run_sandboxed(crash, tmp_path)
+    assert result.killed_by == signal.SIGSEGV and not result.timed_out
+    exits = build(toolchain, tmp_path, "int main(void) { return 7; }\n")
+    assert run_sandboxed(exits, tmp_path).killed_by is None
+    assert RunResult(b"", b"", -signal.SIGABRT).killed_by == signal.SIGABRT
+    assert RunResult(b"", b"", 128 + signal.SIGABRT).killed_by == signal.SIGABRT
+    assert RunResult(b"", b"", 1).killed_by is None and RunResult(b"", b"", 255).killed_by is None

@@ -2,37 +2,26 @@
 
 A program that defines ``main`` is built twice, with a reference pipeline
 (``default<O0>``: no optimization, the conservative build) and with the candidate
-pass list, each lowered with ``llc`` and linked with ``clang++``; both executables run
-in a fresh temporary directory with a time limit. The candidate passes when it
-compiles, links, runs and prints the same standard output with the same exit status.
-The reference result is computed once per program.
+pass list; each build is compiled once to an object, then linked and run by the
+build-and-run :class:`~llm_compiler.validation.checker.Checker` (one link line, the
+sandbox and its limits). The candidate passes when it compiles, links, runs and
+prints the same standard output with the same exit status. The reference result is
+computed once per program.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import signal
 from dataclasses import dataclass
-from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import O0_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.ir import defined_functions
-from llm_compiler.toolchain.runner import run_command
+from llm_compiler.validation.checker import Checker, LinkFailure
 from llm_compiler.validation.outcomes import Outcome
-
-#: Environment of test runs: nothing inherited but a minimal PATH and locale.
-_RUN_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What an executable printed and how it exited."""
-
-    stdout: bytes
-    returncode: int
+from llm_compiler.validation.sandbox import Limits, RunResult
 
 
 @dataclass(frozen=True)
@@ -62,16 +51,37 @@ class DifferentialChecker:
 
     Args:
         compiler: The compiler (toolchain, timeouts, pass-list gate).
-        run_timeout: Seconds each test executable may run.
+        run_timeout: Seconds each test executable may run (wall clock and CPU time).
+        limits: All limits of each run; when given, ``run_timeout`` is not used.
+
+    Example::
+
+        checker = DifferentialChecker(compiler)
+        result = checker.check(program, compiler.passes("module(default<Oz>)"))
+        result.outcome.is_failure
     """
 
-    def __init__(self, compiler: Compiler, *, run_timeout: float = 10.0) -> None:
+    def __init__(
+        self, compiler: Compiler, *, run_timeout: float = 10.0, limits: Limits | None = None
+    ) -> None:
         self.compiler = compiler
-        self.run_timeout = run_timeout
+        limits = limits or Limits(timeout=run_timeout, cpu_seconds=max(1, round(run_timeout)))
+        self.checker = Checker(compiler.toolchain, link_timeout=compiler.timeout, limits=limits)
         self._reference: dict[str, RunResult | CheckResult] = {}
 
     def check(self, program: Program, passes: PassList) -> CheckResult:
-        """Builds and runs ``program`` with ``passes`` and compares with the reference."""
+        """Builds and runs ``program`` with ``passes`` and compares with the reference.
+
+        Returns:
+            PASS, or UNSUPPORTED (no ``main``, or the reference build fails), or the
+            failure: COMPILE_FAIL, TIMEOUT (compiling or running), LINK_FAIL,
+            RUNTIME_FAIL (a signal, or a non-zero exit status other than the
+            reference's) or OUTPUT_MISMATCH (other output, or exit status 0 where the
+            reference's was not).
+
+        Raises:
+            InvalidPassList: The list fails the compiler's pass-list gate.
+        """
         pipeline = passes.pipeline
         if not is_runnable(program):
             return CheckResult(Outcome.UNSUPPORTED, program.name, pipeline, "no main() to run")
@@ -106,38 +116,38 @@ class DifferentialChecker:
         return self._reference[program.id]
 
     def _build_and_run(self, program: Program, passes: PassList) -> RunResult | CheckResult:
+        """The run of ``program`` built with ``passes``, or the failure that ended it."""
         pipeline = passes.pipeline
-        with tempfile.TemporaryDirectory(prefix="llm-compiler-check-") as scratch:
-            directory = Path(scratch)
-            try:
-                optimized = self.compiler.optimize(program, passes)
-                (directory / "program.o").write_bytes(self.compiler.lower(optimized, name=program.name))
-            except CompileTimeout as error:
-                return CheckResult(Outcome.TIMEOUT, program.name, pipeline, str(error))
-            except CommandFailed as error:
-                return CheckResult(Outcome.COMPILE_FAIL, program.name, pipeline, str(error))
-            try:
-                run_command(
-                    [self.compiler.toolchain.tool("clang++"), "-no-pie", "program.o", "-lm", "-o", "program"],
-                    timeout=self.compiler.timeout,
-                    cwd=directory,
-                    subject=program.name,
-                )
-            except CommandFailed as error:
-                return CheckResult(Outcome.LINK_FAIL, program.name, pipeline, f"{error}\n{error.stderr}")
-            try:
-                result = run_command(
-                    [os.fspath(directory / "program")],
-                    timeout=self.run_timeout,
-                    cwd=directory,
-                    env=_RUN_ENV,
-                    check=False,
-                    subject=program.name,
-                )
-            except CompileTimeout as error:
-                return CheckResult(Outcome.TIMEOUT, program.name, pipeline, str(error))
-        if result.returncode < 0:
+        try:
+            obj = self.compiler.compile(program, passes, ("obj",)).obj
+        except CompileTimeout as error:
+            return CheckResult(Outcome.TIMEOUT, program.name, pipeline, str(error))
+        except CommandFailed as error:
+            return CheckResult(Outcome.COMPILE_FAIL, program.name, pipeline, str(error))
+        assert obj is not None
+        result = self.checker.link_and_run(obj, subject=program.name)
+        if isinstance(result, LinkFailure):
+            return CheckResult(Outcome.LINK_FAIL, program.name, pipeline, result.detail)
+        if result.timed_out:
             return CheckResult(
-                Outcome.RUNTIME_FAIL, program.name, pipeline, f"killed by signal {-result.returncode}"
+                Outcome.TIMEOUT,
+                program.name,
+                pipeline,
+                f"the program ran past its limits ({self.checker.limits.timeout:g} s)",
             )
-        return RunResult(result.stdout, result.returncode)
+        if result.killed_by is not None:
+            return CheckResult(
+                Outcome.RUNTIME_FAIL,
+                program.name,
+                pipeline,
+                f"killed by signal {_signal_name(result.killed_by)}",
+            )
+        return result
+
+
+def _signal_name(number: int) -> str:
+    """``11 (SIGSEGV)``, or just the number of a signal Python does not name."""
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)

@@ -2,9 +2,10 @@
 
 For each program of the suites (system notes, section 6): the source is compiled to
 IR with the measurement front end (once, cached), the candidate list is applied, the
-result is lowered, linked and run in the sandbox (:mod:`llm_compiler.validation.sandbox`),
-and its standard output and exit status are compared with those of a conservative
-``default<O2>`` build (computed once, cached). The verdict per program is one
+result is lowered, then linked and run in the sandbox by the build-and-run
+:class:`~llm_compiler.validation.checker.Checker`, and its standard output and exit
+status are compared with those of a conservative ``default<O2>`` build (computed
+once, cached). The verdict per program is one
 :class:`~llm_compiler.validation.outcomes.Outcome`; the list passes when no outcome
 is a failure. Each failure carries the program, the evidence and a shell command that
 replays it.
@@ -18,10 +19,8 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shlex
 import sqlite3
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -31,14 +30,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_compiler import files
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS, FrontendOptions
-from llm_compiler.toolchain.runner import run_command
+from llm_compiler.validation.checker import EXECUTABLE_NAME, OBJECT_NAME, Checker, LinkFailure
 from llm_compiler.validation.outcomes import Outcome
-from llm_compiler.validation.sandbox import Limits, RunResult, run_sandboxed
+from llm_compiler.validation.sandbox import Limits, RunResult
 from llm_compiler.validation.suites import Suite, TestProgram
 
 REFERENCE_PIPELINE = "default<O2>"
@@ -94,20 +94,25 @@ class Verdict:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verdict:
+        """The verdict :meth:`to_json` wrote, marked ``cached``."""
         failures = tuple(
             ProgramCheck(
-                f["program"], f["suite"], Outcome.from_label(f["outcome"]), f["detail"], f["command"]
+                program=f["program"],
+                suite=f["suite"],
+                outcome=Outcome.from_label(f["outcome"]),
+                detail=f["detail"],
+                command=f["command"],
             )
             for f in data["failures"]
         )
         return cls(
-            data["pipeline"],
-            data["llvm_version"],
-            data["suites"],
-            data["passed"],
-            data["outcomes"],
-            failures,
-            data["seconds"],
+            pipeline=data["pipeline"],
+            llvm_version=data["llvm_version"],
+            suites=data["suites"],
+            passed=data["passed"],
+            outcomes=data["outcomes"],
+            failures=failures,
+            seconds=data["seconds"],
             cached=True,
         )
 
@@ -118,8 +123,8 @@ CACHE_FORMAT = 2
 
 
 def default_cache_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "llm-compiler" / "validation"
+    """Where validation keeps IR, runs and verdicts by default (``files.cache_dir("validation")``)."""
+    return files.cache_dir("validation")
 
 
 class PassListEval:
@@ -150,6 +155,7 @@ class PassListEval:
         self.suites = tuple(suites)
         self.jobs = jobs or compiler.workers
         self.limits = limits or Limits()
+        self.checker = Checker(compiler.toolchain, link_timeout=compiler.timeout, limits=self.limits)
         self.stop_at_first_failure = stop_at_first_failure
         self.cache_dir = (cache_dir or default_cache_dir()) / compiler.llvm_version
         (self.cache_dir / "sources").mkdir(parents=True, exist_ok=True)
@@ -167,8 +173,6 @@ class PassListEval:
         )
         self._programs: dict[str, Program | ProgramCheck] = {}
         self._references: dict[str, RunResult | None] = {}
-        self._link_flags = ("-fuse-ld=lld",) if (compiler.toolchain.bin_dir / "ld.lld").exists() else ()
-        self._linker = self._linker_template()
 
     def close(self) -> None:
         self._db.close()
@@ -209,8 +213,9 @@ class PassListEval:
             self._programs[test.key] = program
         return program
 
-    def _link_and_run(self, test: TestProgram, obj: bytes, ir_hash: str) -> RunResult | str:
-        """Runs a build (or recalls the run of the same IR); a string is a link error."""
+    def _link_and_run(self, test: TestProgram, obj: bytes, ir_hash: str) -> RunResult | LinkFailure:
+        """Runs a build with the checker, or recalls the run of the same IR (link
+        failures are not kept: they are cheap to find again)."""
         with self._lock:
             row = self._db.execute(
                 "SELECT stdout, returncode, timed_out FROM runs WHERE key = ? AND ir_hash = ?",
@@ -218,16 +223,9 @@ class PassListEval:
             ).fetchone()
         if row is not None:
             return RunResult(base64.b64decode(row[0]), b"", row[1], bool(row[2]))
-        with tempfile.TemporaryDirectory(prefix="llm-compiler-test-") as scratch:
-            directory = Path(scratch)
-            (directory / "program.o").write_bytes(obj)
-            try:
-                run_command(
-                    self._link_command(), timeout=self.compiler.timeout, cwd=directory, subject=test.name
-                )
-            except CommandFailed as error:
-                return _link_detail(error)
-            result = run_sandboxed(directory / "program", directory, self.limits)
+        result = self.checker.link_and_run(obj, subject=test.name)
+        if isinstance(result, LinkFailure):
+            return result
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
@@ -241,35 +239,19 @@ class PassListEval:
             )
         return result
 
-    def _link_command(self) -> list[str]:
-        """The link as a person would type it (the clang++ driver)."""
-        clang = str(self.compiler.toolchain.tool("clang++"))
-        return [clang, "-no-pie", *self._link_flags, "program.o", "-lm", "-o", "program"]
-
-    def _linker_template(self) -> list[str] | None:
-        """The linker command the driver would run (``clang++ -###``), to skip the driver."""
-        with tempfile.TemporaryDirectory() as scratch:
-            (Path(scratch) / "program.o").touch()  # the driver only lists inputs that exist
-            try:
-                result = run_command([*self._link_command(), "-###"], timeout=60, cwd=scratch)
-            except CommandFailed:
-                return None
-        lines = [line for line in result.stderr_text.splitlines() if line.startswith(' "')]
-        if not lines:
-            return None
-        command = shlex.split(lines[-1])
-        return command if "program.o" in command and "program" in command else None
-
     def _reference(self, test: TestProgram, program: Program) -> RunResult | None:
         with self._lock:
             if test.key in self._references:
                 return self._references[test.key]
+        reference: RunResult | None = None
         try:
             obj, measurement = self.compiler.object_code(program, self.compiler.passes(REFERENCE_PIPELINE))
-            result = self._link_and_run(test, obj, measurement.ir_hash)
         except CommandFailed:
-            result = "reference build failed"
-        reference = result if isinstance(result, RunResult) and result.returncode == 0 else None
+            pass  # the reference does not build: the program is unsupported
+        else:
+            result = self._link_and_run(test, obj, measurement.ir_hash)
+            if isinstance(result, RunResult) and result.returncode == 0:
+                reference = result
         with self._lock:
             self._references[test.key] = reference
         return reference
@@ -286,10 +268,10 @@ class PassListEval:
             shlex.join(
                 [*bound, str(tool("opt")), f"-passes={pipeline}", "program.ll", "-S", "-o", "optimized.ll"]
             ),
-            shlex.join([*bound, str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", "program.o"]),
-            shlex.join(self._link_command()),
+            shlex.join([*bound, str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", OBJECT_NAME]),
+            self.checker.link_line,  # the very link the check ran
             # bounded like the check, so that replaying a hang ends (exit status 124)
-            f"timeout {self.limits.timeout:g} ./program",
+            f"timeout {self.limits.timeout:g} ./{EXECUTABLE_NAME}",
         ]
         return " && ".join(steps)
 
@@ -316,8 +298,8 @@ class PassListEval:
                 test.name, test.suite, Outcome.COMPILE_FAIL, f"{error}\n{error.stderr[-2000:]}", command
             )
         result = self._link_and_run(test, obj, measurement.ir_hash)
-        if isinstance(result, str):
-            return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result, command)
+        if isinstance(result, LinkFailure):
+            return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result.detail, command)
         if result.timed_out:
             return ProgramCheck(
                 test.name, test.suite, Outcome.TIMEOUT, "the test ran past its time limit", command
@@ -381,14 +363,3 @@ class PassListEval:
                 "INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(verdict.to_json()))
             )
         return verdict
-
-
-def _link_detail(error: CommandFailed) -> str:
-    undefined = [line.strip() for line in error.stderr.splitlines() if "undefined reference" in line]
-    detail = f"{error}\n" + "\n".join(undefined[:5] or error.stderr.splitlines()[-5:])
-    if any("std::" in line or "_ZN" in line or "_ZNS" in line for line in undefined):
-        detail += (
-            "\n(library functions that exist only as inline bodies were dropped before any inliner "
-            "ran: a link failure, not a miscompile)"
-        )
-    return detail

@@ -41,6 +41,23 @@ class RunResult:
     returncode: int
     timed_out: bool = False
 
+    @property
+    def killed_by(self) -> int | None:
+        """The signal that ended the run (``signal.SIGSEGV``...), or None for an exit.
+
+        Bubblewrap reports a child killed by signal N as exit status 128 + N, as shells
+        do, so an exit status in that range reads as that signal too.
+
+        Example:
+            >>> RunResult(b"", b"", 139).killed_by == signal.SIGSEGV
+            True
+        """
+        if self.returncode < 0:
+            return -self.returncode
+        if 128 < self.returncode < 128 + signal.NSIG:
+            return self.returncode - 128
+        return None
+
 
 @functools.lru_cache(maxsize=1)
 def _bwrap() -> str | None:
