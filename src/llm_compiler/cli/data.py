@@ -21,7 +21,7 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
-from llm_compiler.tasks.dataset import DEFAULT_SHARD_SIZE
+from llm_compiler.tasks.dataset import DEFAULT_SHARD_SIZE, GenerationReport
 from llm_compiler.tasks.generate import ProgramOutput, generate
 from llm_compiler.tasks.samples import TASKS, DataSettings
 from llm_compiler.toolchain.llvm import find_toolchain
@@ -95,7 +95,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     show.set_defaults(run=run_show)
 
 
-def run_generate(args: argparse.Namespace) -> int:
+def _settings(args: argparse.Namespace) -> DataSettings:
+    """The generation settings from the command line (extra pass lists checked here)."""
     targets = tuple(target.strip() for target in args.emulation_targets.split(",") if target.strip())
     if not targets or set(targets) - {"ir", "asm"}:
         raise InvalidInput(f"--emulation-targets takes ir, asm or both, not {args.emulation_targets!r}.")
@@ -116,12 +117,17 @@ def run_generate(args: argparse.Namespace) -> int:
         extra_lists=tuple(args.passes),
     )
     if settings.extra_lists:
-        # Refuse a bad --list here, before every program fails on it.
+        # Refuse a bad --passes list here, before every program fails on it.
         with Compiler(
             find_toolchain(args.llvm_bin), allow_extra=args.allow_pass, engine="subprocess"
         ) as checker:
             for pipeline in settings.extra_lists:
                 checker.passes(pipeline)
+    return settings
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    settings = _settings(args)
     args.programs = [*args.programs, *args.programs_option]
     if not args.programs:
         raise InvalidInput("data needs programs: give files, folders, compile_commands.json or a corpus.")
@@ -159,6 +165,11 @@ def run_generate(args: argparse.Namespace) -> int:
             )
     finally:
         executor.close()
+    return _print_summary(console, report, args.out)
+
+
+def _print_summary(console: Console, report: GenerationReport, out: Path) -> int:
+    """Prints what was made; the exit status is 1 when programs gave no sample at all."""
     figures = report.to_json()
     console.print(
         f"{figures['programs']} programs, {figures['samples_total']} samples "
@@ -170,7 +181,7 @@ def run_generate(args: argparse.Namespace) -> int:
             "dropped: " + ", ".join(f"{reason} {n}" for reason, n in sorted(figures["dropped"].items()))
         )
     if report.programs_failed:
-        console.print(f"{report.programs_failed} programs failed (reasons in {args.out / 'report.json'})")
+        console.print(f"{report.programs_failed} programs failed (reasons in {out / 'report.json'})")
     return 0 if figures["samples_total"] or not figures["programs"] else 1
 
 

@@ -25,6 +25,8 @@ from llm_compiler.cli.options import (
     make_executor,
     program_set,
 )
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
 
 EXAMPLES = """examples:
@@ -128,11 +130,11 @@ class _RichProgress(TuneProgress):
             self.progress.update(self.task, note=note)
 
 
-def run_command(args: argparse.Namespace) -> int:
+def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
+    """The run's settings from the command line (pass lists checked by the gate here)."""
     if args.budget < 1:
         raise InvalidInput(f"--budget must be at least 1 (the -Oz baseline), not {args.budget}.")
-    compiler = make_compiler(args)
-    settings = TuneSettings(
+    return TuneSettings(
         seed=args.seed,
         budget=args.budget,
         max_length=args.max_length,
@@ -150,8 +152,44 @@ def run_command(args: argparse.Namespace) -> int:
         suites=tuple(args.suite) or ("builtin",),
         user_check=args.check,
     )
-    specs = list(program_set(args))
-    if not specs:
+
+
+def _tune(
+    settings: TuneSettings,
+    sources: list[ProgramSource],
+    store: Store,
+    compiler: Compiler,
+    args: argparse.Namespace,
+    note: str,
+) -> tuple[Tuner, TuneReport]:
+    """Runs the tuner with a progress display on standard error."""
+    console = Console(stderr=True)
+    executor = make_executor(args)
+    console.print(
+        f"LLVM {compiler.llvm_version}, {compiler.engine_note}; jobs on {executor.description}; {note}",
+        highlight=False,
+        markup=False,
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+    )
+    try:
+        with Progress(*columns, console=console) as progress:
+            tuner = Tuner(settings, store, executor, compiler, _RichProgress(progress))
+            return tuner, tuner.run(sources)
+    finally:
+        executor.close()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    compiler = make_compiler(args)
+    settings = _settings(args, compiler)
+    sources = list(program_set(args))
+    if not sources:
         raise InvalidInput(
             f"{' '.join(args.programs)}: no programs selected "
             "(check --only-split, --limit or the corpus query)."
@@ -169,26 +207,8 @@ def run_command(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     try:
         store.check_meta({**settings.identity(), "llvm_version": compiler.llvm_version}, resume=args.resume)
-        executor = make_executor(args)
-        console.print(
-            f"LLVM {compiler.llvm_version}, {compiler.engine_note}; jobs on {executor.description}; "
-            f"store {store_path}" + (" (temporary; use --out to keep it)" if scratch else ""),
-            highlight=False,
-            markup=False,
-        )
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[note]}"),
-        )
-        try:
-            with Progress(*columns, console=console) as progress:
-                tuner = Tuner(settings, store, executor, compiler, _RichProgress(progress))
-                report = tuner.run(specs)
-        finally:
-            executor.close()
+        note = f"store {store_path}" + (" (temporary; use --out to keep it)" if scratch else "")
+        tuner, report = _tune(settings, sources, store, compiler, args, note)
         if args.json:
             sys.stdout.write(json.dumps(report.summary()) + "\n")
         else:
