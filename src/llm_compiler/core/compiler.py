@@ -31,7 +31,14 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from llm_compiler.core.engines import OUTPUTS, CompileEngine, Engine, InProcessEngine, SubprocessEngine
+from llm_compiler.core.engines import (
+    OUTPUTS,
+    CompileEngine,
+    Engine,
+    InProcessEngine,
+    SubprocessEngine,
+    run_llc,
+)
 from llm_compiler.core.program import OZ_PIPELINE, CompileResult, Measurement, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput, ToolchainError
 from llm_compiler.passes.pipeline import PassList
@@ -284,15 +291,7 @@ class Compiler:
     def lower(self, ir: str, *, filetype: str = "obj", name: str = "<ir>") -> bytes:
         """Lowers IR text with ``llc`` to object bytes or assembly (``filetype``
         ``"obj"`` or ``"asm"``). Always a subprocess: the file itself is wanted."""
-        if filetype not in ("obj", "asm"):
-            raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
-        result = run_command(
-            [self.toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
-            timeout=self.timeout,
-            input=ir.encode(),
-            subject=name,
-        )
-        return result.stdout
+        return run_llc(self.toolchain, ir, filetype, timeout=self.timeout, name=name)
 
     def compile_to(self, program: Program, passes: PassList | None, output: Path) -> Path:
         """Writes the program after ``passes`` as .ll, .bc, .o or .s (by ``output``'s suffix).

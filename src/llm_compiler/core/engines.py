@@ -85,6 +85,19 @@ def subject(program: Program, pipeline: str | None) -> str:
     return f"{program.name} with -passes='{pipeline}'" if pipeline else program.name
 
 
+def run_llc(toolchain: Toolchain, ir: str, filetype: str, *, timeout: float, name: str) -> bytes:
+    """``llc -filetype=obj|asm`` on IR text, as a process; returns what it writes."""
+    if filetype not in ("obj", "asm"):
+        raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
+    result = run_command(
+        [toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
+        timeout=timeout,
+        input=ir.encode(),
+        subject=name,
+    )
+    return result.stdout
+
+
 class SubprocessEngine:
     """Runs ``opt -passes=P -S`` and ``llc -filetype=obj|asm`` as processes."""
 
@@ -95,13 +108,7 @@ class SubprocessEngine:
         self.timeout = timeout
 
     def _llc(self, ir: str, filetype: str, name: str) -> bytes:
-        result = run_command(
-            [self.toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
-            timeout=self.timeout,
-            input=ir.encode(),
-            subject=name,
-        )
-        return result.stdout
+        return run_llc(self.toolchain, ir, filetype, timeout=self.timeout, name=name)
 
     def _measure(self, ir: str, obj: bytes, pipeline: str | None) -> Measurement:
         size = berkeley_size(obj)
