@@ -18,33 +18,15 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneReport
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
+from llm_compiler.files import atomic_write_text, write_jsonl, write_parquet
 
-
-def _write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    rows = list(records)
-    with path.open("w") as stream:
-        for record in rows:
-            stream.write(json.dumps(record) + "\n")
-    return rows
-
-
-def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> bool:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        return False
-    table = pa.Table.from_pylist(
-        [{k: json.dumps(v) if isinstance(v, list) else v for k, v in r.items()} for r in rows]
-    )
-    pq.write_table(table, path)
-    return True
+#: Columns of ``best`` whose values are lists (stored in Parquet as JSON text).
+BEST_JSON_COLUMNS = ("rejected",)
 
 
 def safe_name(name: str) -> str:
@@ -58,12 +40,12 @@ def export_run(
     """Writes the run's files under ``out``; returns what was written."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "summary.json", out / "best.jsonl", out / "evaluations.jsonl"]
-    (out / "summary.json").write_text(json.dumps(report.summary(), indent=2) + "\n")
-    best = _write_jsonl(out / "best.jsonl", (p.to_json() for p in report.programs))
-    evaluations = _write_jsonl(out / "evaluations.jsonl", store.iter_evaluations())
-    if _write_parquet(out / "best.parquet", best):
+    atomic_write_text(out / "summary.json", json.dumps(report.summary(), indent=2) + "\n")
+    best = write_jsonl(out / "best.jsonl", (p.to_json() for p in report.programs))
+    evaluations = write_jsonl(out / "evaluations.jsonl", store.iter_evaluations())
+    if write_parquet(out / "best.parquet", best, json_columns=BEST_JSON_COLUMNS):
         written.append(out / "best.parquet")
-    if _write_parquet(out / "evaluations.parquet", evaluations):
+    if write_parquet(out / "evaluations.parquet", evaluations):
         written.append(out / "evaluations.parquet")
     by_id = {program.id: program for program in programs}
     objects = out / "objects"

@@ -17,6 +17,7 @@ from llm_compiler.corpus.sources import SUITES, add_compile_commands, add_csmith
 from llm_compiler.corpus.stats import corpus_stats
 from llm_compiler.corpus.store import SPLITS, CorpusStore, default_corpus_dir
 from llm_compiler.corpus.tokens import get_token_counter
+from llm_compiler.files import have_pyarrow
 from llm_compiler.tasks.prompts import flag_tuning_prompt
 
 EXAMPLES = """examples:
@@ -167,11 +168,7 @@ class _Session:
         self._write_parquet()
 
     def _write_parquet(self) -> None:
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            return
-        if self.store.manifest_path.is_file():
+        if have_pyarrow() and self.store.manifest_path.is_file():
             self.store.write_parquet()
 
     def report(self, name: str, report: AddReport) -> None:

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.errors import InvalidInput, LlmCompilerError
+from llm_compiler.errors import InvalidInput
+from llm_compiler.files import atomic_write_text, write_parquet
 
 SPLITS = ("train", "validation", "test")
 
@@ -208,11 +209,7 @@ class CorpusStore:
         if self.split_of(unit.id) is not None:
             return False
         self._ensure()
-        path = self.root / unit.ir_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(ir)
-        temporary.replace(path)
+        atomic_write_text(self.root / unit.ir_path, ir)
         with self.manifest_path.open("a") as manifest:
             manifest.write(json.dumps(unit.to_json(), sort_keys=True) + "\n")
         assert self._ids is not None
@@ -247,9 +244,7 @@ class CorpusStore:
                 elif path == self.manifest_path:
                     removed += 1
                     (self.root / Unit.from_json(record).ir_path).unlink(missing_ok=True)
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text("".join(kept))
-            temporary.replace(path)
+            atomic_write_text(path, "".join(kept))
         self._ids = None
         return removed
 
@@ -277,9 +272,7 @@ class CorpusStore:
         self._ensure()
         pinned = self.pinned_packages()
         pinned[name] = dict(record)
-        temporary = self.packages_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(pinned, indent=2, sort_keys=True) + "\n")
-        temporary.replace(self.packages_path)
+        atomic_write_text(self.packages_path, json.dumps(pinned, indent=2, sort_keys=True) + "\n")
 
     def write_parquet(self, path: Path | None = None) -> Path:
         """Writes the manifest as Parquet (``manifest.parquet`` by default).
@@ -287,16 +280,7 @@ class CorpusStore:
         Raises:
             LlmCompilerError: pyarrow is not installed.
         """
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError as error:
-            raise LlmCompilerError(
-                "Writing Parquet needs pyarrow: pip install 'llm-compiler[parquet]'."
-            ) from error
-        records = [unit.to_json() for unit in self.units()]
-        for record in records:
-            record["extra"] = json.dumps(record["extra"], sort_keys=True)
         target = path or self.root / "manifest.parquet"
-        pq.write_table(pa.Table.from_pylist(records), target)
+        rows = [unit.to_json() for unit in self.units()]
+        write_parquet(target, rows, json_columns=["extra"], required=True)
         return target

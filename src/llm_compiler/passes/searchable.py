@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -30,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 
 from llm_compiler.errors import CommandFailed, InvalidPassList, PassSetError
+from llm_compiler.files import atomic_write_text, cache_dir
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.registry import LEVEL_RANK, PassRegistry, RegisteredPass, load_registry
 from llm_compiler.passes.rules import first_matching_rule
@@ -457,8 +457,7 @@ def data_file(major: int) -> Path:
 
 def cache_file(version: str) -> Path:
     """Where a derived set for an LLVM without a bundled file is cached."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "llm-compiler" / "passes" / f"llvm-{version}.txt"
+    return cache_dir("passes") / f"llvm-{version}.txt"
 
 
 @functools.lru_cache(maxsize=8)
@@ -477,7 +476,5 @@ def load_pass_set(toolchain: Toolchain) -> PassSet:
                 return pass_set
     logger.warning("No searchable pass set is bundled for LLVM %s; deriving one now.", toolchain.version)
     pass_set = derive_pass_set(toolchain)
-    path = cache_file(toolchain.version)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(pass_set.to_text())
+    atomic_write_text(cache_file(toolchain.version), pass_set.to_text())
     return pass_set

@@ -26,6 +26,7 @@ from typing import Any
 
 from llm_compiler.corpus.store import SPLITS
 from llm_compiler.errors import InvalidInput, LlmCompilerError
+from llm_compiler.files import atomic_write_text, have_pyarrow, jsonl_to_parquet
 
 DEFAULT_SHARD_SIZE = 1000
 
@@ -170,23 +171,20 @@ class DatasetWriter:
 
     def save_report(self) -> None:
         """Writes report.json (atomically)."""
-        temporary = self.report_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.report.to_json(), indent=2, sort_keys=True) + "\n")
-        temporary.replace(self.report_path)
+        atomic_write_text(
+            self.report_path, json.dumps(self.report.to_json(), indent=2, sort_keys=True) + "\n"
+        )
 
     def write_parquet(self) -> int:
         """Writes a Parquet file next to each JSONL shard; returns how many (0 without pyarrow)."""
-        try:
-            import pyarrow.json as pj
-            import pyarrow.parquet as pq
-        except ImportError:
+        if not have_pyarrow():
             return 0
         written = 0
         for shard in sorted(self.root.glob("*/shard-*.jsonl")):
             if shard.stat().st_size == 0:
                 continue
-            pq.write_table(pj.read_json(shard), shard.with_suffix(".parquet"))
-            written += 1
+            if jsonl_to_parquet(shard):
+                written += 1
         return written
 
 

@@ -2,7 +2,8 @@
 
 As LLM Compiler's data (system notes, section 7): each program's IR is optimized with
 ``-Oz`` and lowered to assembly by ``llc``; the pair (assembly -> IR) is a sample.
-Lowering the stored IR again gives the stored assembly exactly, which is what the
+The IR, its assembly and its measurement come from one compile, and lowering the
+stored IR again with ``llc`` gives the stored assembly exactly, which is what the
 round-trip evaluation relies on. Assembly is for the target of the IR: x86-64 for
 the host's front end; AArch64 (opt-in) by compiling sources with
 ``--target aarch64-linux-gnu``, clang's cross target.
@@ -36,15 +37,15 @@ def disassembly_samples(
     dropped: Counter[str] = Counter()
     passes = compiler.passes(OZ_PIPELINE)
     try:
-        optimized = compiler.optimize(program, passes)
-        assembly = compiler.lower(optimized, filetype="asm", name=program.name).decode()
-        measurement = compiler.measure(program, passes)
+        compiled = compiler.compile(program, passes, ("ir", "asm"))
     except CompileTimeout:
         dropped["timeout"] += 1
         return [], dropped
     except CommandFailed:
         dropped["compiler crash or error"] += 1
         return [], dropped
+    optimized, assembly, measurement = compiled.ir, compiled.assembly, compiled.measurement
+    assert optimized is not None and assembly is not None  # asked for above
     sample = context.sample(
         disassembly_prompt(assembly),
         build_disassembly_answer(DisassemblyAnswer(optimized)),

@@ -6,6 +6,8 @@ an IR-out and an assembly-out sample with the input's and the output's instructi
 count and binary size. Lists that crash opt or llc, or run past the time limit
 (120 s by default), are dropped and counted. List ``i`` of a program is a function
 of (seed, program id, i) only, so a resumed or parallel run makes the same samples.
+Each list is compiled once: the measurement, the IR and (when asked for) the assembly
+come from one :meth:`~llm_compiler.core.compiler.Compiler.compile`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def emulation_samples(
     samples: list[dict[str, Any]] = []
     source = compiler.measure(program)
     settings = context.settings
+    wanted = ("ir", "asm") if "asm" in settings.targets else ("ir",)
     for index in range(settings.samples_per_program + len(settings.extra_lists)):
         if index < settings.samples_per_program:
             rng = random.Random(f"{settings.seed}:{program.id}:{index}")
@@ -40,16 +43,15 @@ def emulation_samples(
         else:
             passes = compiler.passes(settings.extra_lists[index - settings.samples_per_program])
         try:
-            result = compiler.measure(program, passes)
-            outputs = {"ir": compiler.optimize(program, passes)}
-            if "asm" in settings.targets:
-                outputs["asm"] = compiler.assemble(program, passes)
+            compiled = compiler.compile(program, passes, wanted)
         except CompileTimeout:
             dropped["timeout"] += 1
             continue
         except CommandFailed:
             dropped["compiler crash or error"] += 1
             continue
+        result = compiled.measurement
+        outputs = {"ir": compiled.ir, "asm": compiled.assembly}
         for target in settings.targets:
             prompt = emulation_prompt(
                 program.ir,
@@ -58,8 +60,10 @@ def emulation_samples(
                 bin_size=source.binary_size,
                 target=TARGETS[target],
             )
+            output = outputs[target]
+            assert output is not None  # asked for above
             answer = build_emulation_answer(
-                EmulationAnswer(outputs[target], result.ir_instructions, result.binary_size)
+                EmulationAnswer(output, result.ir_instructions, result.binary_size)
             )
             sample = context.sample(
                 prompt,

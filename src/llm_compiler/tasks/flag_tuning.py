@@ -83,14 +83,15 @@ def flag_tuning_samples(
     before = compiler.measure(program)
     passes = compiler.passes(label.pipeline)
     try:
-        after = compiler.measure(program, passes)
-        optimized = compiler.optimize(program, passes)
+        compiled = compiler.compile(program, passes, ("ir",))
     except CompileTimeout:
         dropped["timeout"] += 1
         return [], dropped
     except CommandFailed:
         dropped["compiler crash or error"] += 1
         return [], dropped
+    after, optimized = compiled.measurement, compiled.ir
+    assert optimized is not None  # asked for above
     if after.binary_size < before.binary_size:
         answer = build_flag_tuning_answer(
             PassListAnswer(passes, before.binary_size, after.binary_size, optimized)

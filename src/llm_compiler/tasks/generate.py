@@ -4,7 +4,8 @@
 (this process, a local process pool, or Dask; see
 :mod:`llm_compiler.core.executors`) a window at a time, and writes each
 program's samples as its job completes (:class:`~llm_compiler.tasks.dataset.DatasetWriter`).
-Memory stays constant in the number of programs; an interrupted run continues with
+Memory stays constant in the number of programs; samples are written in the
+programs' order whatever the executor, and an interrupted run continues with
 ``resume=True``, skipping finished programs. Jobs are pure functions of the settings
 and the program, so every executor, and every resumed run, makes the same samples.
 """
@@ -120,10 +121,16 @@ def generate(
             if not batch:
                 break
             jobs: list[Job] = [(sample_job, (settings, record)) for record in batch]
+            # Written in the programs' order, whatever order jobs finish in, so that
+            # every executor and every --jobs makes the same files.
+            order = [record.key() for record in batch]
+            finished: dict[str, list[ProgramOutput]] = {}
             for output in executor.run(jobs):
-                _record(writer, output)
+                finished.setdefault(output.key, []).append(output)
                 if on_program is not None:
                     on_program(output)
+                while order and finished.get(order[0]):
+                    _record(writer, finished[order.pop(0)].pop(0))
             writer.report.seconds = base_seconds + time.monotonic() - started
             writer.save_report()
     finally:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler.errors import ToolchainError
+from llm_compiler.files import cache_dir
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
 
@@ -159,8 +160,7 @@ def load_library(toolchain: Toolchain) -> LLVMLibrary:
 
 
 def _shim_path(toolchain: Toolchain) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "llm-compiler" / "llc-shim" / f"llvm-{toolchain.version}" / "libllmc.so"
+    return cache_dir("llc-shim", f"llvm-{toolchain.version}") / "libllmc.so"
 
 
 def build_shim(toolchain: Toolchain) -> tuple[Path | None, str]:

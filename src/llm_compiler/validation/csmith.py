@@ -6,8 +6,9 @@ between two builds is a miscompile. :func:`csmith_suite` generates programs for
 seeds ``seed .. seed+count-1`` (small settings keep them quick to compile), builds
 each once at ``-O0`` and keeps only those that finish within the time limit with
 exit status 0; slow or hanging programs are discarded here, not counted as failures
-later. Generated sources and the list of discarded seeds are cached, so the suite is
-the same on every run.
+later. Generated sources and the list of discarded seeds are cached (written whole or
+not at all, so an interrupted run leaves no half program), so the suite is the same
+on every run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from llm_compiler.errors import LlmCompilerError
+from llm_compiler.files import atomic_write_bytes, atomic_write_text
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.sandbox import Limits, run_sandboxed
@@ -71,7 +73,7 @@ def csmith_suite(
             reason = _generate(csmith, toolchain, number, source, flags, run_seconds)
             if reason is not None:
                 discarded[str(number)] = reason
-                discarded_file.write_text(json.dumps(discarded, indent=1))
+                atomic_write_text(discarded_file, json.dumps(discarded, indent=1))
                 continue
         programs.append(
             TestProgram(f"csmith-{number}", "c", source.read_text(), "Csmith random program", "csmith", flags)
@@ -103,5 +105,5 @@ def _generate(
             return f"runs longer than {run_seconds:g} s"
         if result.returncode != 0:
             return f"exits with status {result.returncode}"
-        shutil.copy(candidate, source)
+        atomic_write_bytes(source, candidate.read_bytes())
     return None
