@@ -9,9 +9,10 @@ makes a resumed run finish with the same results as an uninterrupted one.
 
 Jobs, in the order a run uses them:
 
-* :func:`random_chunk_job`: candidates ``start..stop`` of a program's random search
-  (candidate 0 is ``default<Oz>``, the baseline; each candidate is a function of the
-  seed, the program id and its index only);
+* :func:`search_chunk_job`: lists ``start..stop`` of a program proposed by the run's
+  proposer (:mod:`llm_compiler.autotune.proposer`; by default random search, whose list
+  0 is ``default<Oz>``, the baseline, and list ``i`` a function of the seed, the
+  program id and ``i`` only);
 * :func:`minimize_job`: minimization of the best list to a fixed point, stepwise with
   prefix states, then confirmed with whole-pipeline measurements;
 * :func:`broadcast_job`: the most common best lists tried on one program;
@@ -20,19 +21,19 @@ Jobs, in the order a run uses them:
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
+from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
+from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.autotune.store import EvaluationRow
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
-from llm_compiler.errors import CommandFailed, CompileTimeout
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidPassList
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
-from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.validation.gate import Gate, load_suites
 
 Known = dict[tuple[str, str], EvaluationRow]
@@ -63,6 +64,8 @@ class TuneSettings:
         suites: Suites of PassListEval that best lists must pass (see
             :func:`llm_compiler.validation.gate.load_suites`).
         user_check: A shell command that must pass with the candidate's object file.
+        proposer: What proposes the lists of the search phase (None: the paper's
+            random search with ``seed`` and ``max_length``).
     """
 
     seed: int = 0
@@ -81,6 +84,12 @@ class TuneSettings:
     extra_lists: tuple[str, ...] = ()
     suites: tuple[str, ...] = ("builtin",)
     user_check: str | None = None
+    proposer: Proposer | None = None
+
+    @property
+    def search(self) -> Proposer:
+        """The proposer of the search phase."""
+        return self.proposer or RandomSearch(self.seed, self.max_length)
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""
@@ -97,6 +106,7 @@ class TuneSettings:
             "extra_lists": list(self.extra_lists),
             "suites": list(self.suites),
             "user_check": self.user_check,
+            **({"proposer": self.search.identity()} if self.proposer is not None else {}),
         }
 
 
@@ -133,25 +143,41 @@ class JobEvaluator:
                 measurement = self.compiler.measure_stepwise(self.program, passes)
             else:
                 measurement = self.compiler.measure(self.program, passes)
+        except InvalidPassList as error:
+            row = self._failure(pipeline, mode, "invalid", str(error), started)
         except CompileTimeout as error:
             row = self._failure(pipeline, mode, "timeout", str(error), started)
         except CommandFailed as error:
             row = self._failure(pipeline, mode, "compile-fail", str(error), started)
         else:
             row = EvaluationRow(
-                self.program.id, pipeline, mode, "ok", measurement.binary_size, measurement.text,
-                measurement.data, measurement.ir_instructions, measurement.ir_hash,
-                time.monotonic() - started, "", self.phase,
-            )  # fmt: skip
+                program_id=self.program.id,
+                pipeline=pipeline,
+                mode=mode,
+                outcome="ok",
+                binary_size=measurement.binary_size,
+                text=measurement.text,
+                data=measurement.data,
+                ir_instructions=measurement.ir_instructions,
+                output_hash=measurement.ir_hash,
+                seconds=time.monotonic() - started,
+                detail="",
+                phase=self.phase,
+            )
         self.known[key] = row
         self.new.append(row)
         return row
 
     def _failure(self, pipeline: str, mode: str, outcome: str, detail: str, started: float) -> EvaluationRow:
         return EvaluationRow(
-            self.program.id, pipeline, mode, outcome, seconds=time.monotonic() - started,
-            detail=detail[:2000], phase=self.phase,
-        )  # fmt: skip
+            program_id=self.program.id,
+            pipeline=pipeline,
+            mode=mode,
+            outcome=outcome,
+            seconds=time.monotonic() - started,
+            detail=detail[:2000],
+            phase=self.phase,
+        )
 
     def cost(self, mode: str) -> Any:
         """A cost function over lists of pipeline elements for the minimizers."""
@@ -162,31 +188,30 @@ class JobEvaluator:
         return cost
 
 
-def candidate(settings: TuneSettings, compiler: Compiler, program_id: str, index: int) -> PassList:
-    """Random-search candidate ``index`` of a program: ``default<Oz>`` for 0."""
-    if index == 0:
-        return compiler.passes(OZ_PIPELINE)
-    rng = random.Random(f"{settings.seed}:{program_id}:{index}")
-    return random_pass_list(rng, compiler.pass_set, settings.max_length)
-
-
-def random_chunk_job(
+def search_chunk_job(
     settings: TuneSettings, program: Program, start: int, stop: int, known: Known
 ) -> JobOutput:
-    """Evaluates random-search candidates ``start..stop-1`` (and the unoptimized input)."""
+    """Evaluates the search proposer's lists ``start..stop-1`` (and, in the first chunk,
+    the unoptimized input, -Oz and the ``extra_lists``), then tells the proposer how they did."""
     compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "random")
     if start == 0:
         evaluator.evaluate(None)
+        evaluator.evaluate(compiler.passes(OZ_PIPELINE))  # the baseline, whoever proposes
         for pipeline in settings.extra_lists:
             evaluator.evaluate(compiler.passes(pipeline))
     deadline = None
     if settings.time_budget is not None:
         deadline = time.monotonic() + settings.time_budget * (stop - start) / settings.budget
-    for index in range(start, stop):
+    proposer = settings.search
+    proposed = proposer.ask(ProposalRequest(program, compiler.pass_set, start, stop - start))
+    outcomes = []
+    for index, passes in enumerate(proposed, start):
         if deadline is not None and index > 0 and time.monotonic() > deadline:
             break
-        evaluator.evaluate(candidate(settings, compiler, program.id, index))
+        row = evaluator.evaluate(passes)
+        outcomes.append(Evaluated(row.pipeline, row.outcome, int(row.size) if row.ok else None))
+    proposer.tell(program, outcomes)
     return JobOutput(program.id, evaluator.new)
 
 

@@ -15,7 +15,7 @@ Tables:
 * ``evaluations``: program, pipeline, mode (``exact`` or ``stepwise``), LLVM version,
   outcome (``ok``, ``compile-fail``, ``timeout``), output hash, seconds, detail, phase;
 * ``jobs``: the units of work completed (a random-search chunk, a program's
-  minimization...), so a resumed run skips them;
+  minimization...), so a resumed run skips them, with the evaluations each one made;
 * ``results``: per program and phase, the chosen pipeline and its size, and the final
   validated choice with the validation verdict.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS evaluations (
     seconds REAL NOT NULL, detail TEXT NOT NULL DEFAULT '', phase TEXT NOT NULL,
     PRIMARY KEY (program_id, pipeline, mode, llvm_version)
 );
-CREATE TABLE IF NOT EXISTS jobs (job TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS jobs (job TEXT PRIMARY KEY, evaluations INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS results (
     program_id TEXT NOT NULL, phase TEXT NOT NULL, pipeline TEXT NOT NULL,
     binary_size INTEGER NOT NULL, detail TEXT NOT NULL DEFAULT '',
@@ -64,7 +64,8 @@ class EvaluationRow:
         program_id: The program's stable id.
         pipeline: The ``opt -passes=`` text ("" for the unoptimized program).
         mode: ``"exact"`` (the whole pipeline, as ``opt`` runs it) or ``"stepwise"``.
-        outcome: ``"ok"``, ``"compile-fail"`` or ``"timeout"``.
+        outcome: ``"ok"``, ``"compile-fail"``, ``"timeout"`` or ``"invalid"`` (refused by the
+            pass-list gate).
         binary_size: text + data, when ok.
         text: Berkeley text, when ok.
         data: Berkeley data, when ok.
@@ -112,6 +113,9 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
+        if "evaluations" not in columns:  # a store written before jobs counted their evaluations
+            self.db.execute("ALTER TABLE jobs ADD COLUMN evaluations INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self.db.close()
@@ -166,6 +170,7 @@ class Store:
 
     def record(self, rows: Iterable[EvaluationRow], llvm_version: str, job: str | None = None) -> None:
         """Writes evaluations (ignoring ones already stored) and marks ``job`` done, atomically."""
+        rows = list(rows)
         with self.db:
             for row in rows:
                 if row.ok and row.output_hash is not None:
@@ -188,7 +193,7 @@ class Store:
                     ),
                 )
             if job is not None:
-                self.db.execute("INSERT OR IGNORE INTO jobs VALUES (?)", (job,))
+                self.db.execute("INSERT OR IGNORE INTO jobs VALUES (?, ?)", (job, len(rows)))
 
     def evaluations(self, program_id: str, llvm_version: str) -> dict[tuple[str, str], EvaluationRow]:
         """All stored evaluations of a program, keyed by (pipeline, mode)."""
@@ -223,13 +228,12 @@ class Store:
         for row in cursor:
             yield dict(zip(names, row, strict=True))
 
-    def duplicate_evaluations(self) -> int:
-        """How many (program, pipeline, mode, version) keys occur more than once (always 0)."""
-        (count,) = self.db.execute(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM evaluations "
-            "GROUP BY program_id, pipeline, mode, llvm_version HAVING COUNT(*) > 1)"
-        ).fetchone()
-        return int(count)
+    def evaluations_made(self) -> tuple[int, int]:
+        """(evaluations the jobs made, evaluations stored): the first exceeds the second
+        by the evaluations that were made again although already stored."""
+        (made,) = self.db.execute("SELECT COALESCE(SUM(evaluations), 0) FROM jobs").fetchone()
+        (stored,) = self.db.execute("SELECT COUNT(*) FROM evaluations").fetchone()
+        return int(made), int(stored)
 
     # Jobs and results ------------------------------------------------------------------
 
@@ -249,7 +253,3 @@ class Store:
             (program_id, phase),
         ).fetchone()
         return None if row is None else (row[0], int(row[1]), row[2])
-
-
-def row_to_json(row: EvaluationRow) -> dict[str, Any]:
-    return asdict(row)

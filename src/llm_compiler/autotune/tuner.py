@@ -4,7 +4,9 @@ A :class:`Tuner` drives a run in phases, each a set of independent jobs
 (:mod:`llm_compiler.autotune.jobs`) handed to an executor (this process, a local
 pool, or Dask), and writes every job's evaluations to the store as it completes:
 
-1. **random** - per program, ``budget`` candidates in chunks (-Oz is candidate 0);
+1. **random** (the search phase) - per program, ``budget`` lists in chunks from the run's
+   proposer (:mod:`llm_compiler.autotune.proposer`): random search by default, whose
+   list 0 is -Oz; any other proposer is driven the same way;
 2. **minimize** - the best list of each program that beats -Oz, to a fixed point;
 3. **broadcast** - the K most common best lists tried on every program;
 4. **validate** - the best lists checked, best first; -Oz is kept when none passes.
@@ -29,7 +31,7 @@ from llm_compiler.autotune.jobs import (
     best_row,
     broadcast_job,
     minimize_job,
-    random_chunk_job,
+    search_chunk_job,
     validate_job,
 )
 from llm_compiler.autotune.store import EvaluationRow, Store
@@ -129,10 +131,6 @@ class TuneReport:
         return geometric_mean_improvement([(p.oz_size, p.best_size) for p in self.tuned])
 
     @property
-    def improved_fraction(self) -> float:
-        return sum(p.improved for p in self.tuned) / len(self.tuned) if self.tuned else 0.0
-
-    @property
     def mean_minimized_length(self) -> float:
         lengths = self.minimized_lengths
         return sum(lengths) / len(lengths) if lengths else 0.0
@@ -143,7 +141,8 @@ class TuneReport:
             "llvm_version": self.llvm_version,
             "engine": self.engine,
             "geomean_improvement_vs_oz": self.geomean_improvement,
-            "programs_improved": self.improved_fraction,
+            "programs_improved": sum(p.improved for p in self.tuned),
+            "programs_tuned": len(self.tuned),
             "mean_minimized_length": self.mean_minimized_length,
             "distinct_best_lists_before_broadcast": self.distinct_before_broadcast,
             "distinct_best_lists_after_broadcast": self.distinct_after_broadcast,
@@ -269,9 +268,9 @@ class Tuner:
             known = self._known(program)
             for start in range(0, settings.budget, settings.chunk_size):
                 stop = min(settings.budget, start + settings.chunk_size)
-                job: Job = (random_chunk_job, (settings, program, start, stop, known))
+                job: Job = (search_chunk_job, (settings, program, start, stop, known))
                 jobs.append((f"random:{program.id}:{start}", job, stop - start))
-        self._run_jobs("random search", jobs, lambda output: None)
+        self._run_jobs(settings.search.name, jobs, lambda output: None)
         for program in programs:
             rows = list(self._known(program).values())
             best = best_row([r for r in rows if r.phase == "random"])
@@ -366,11 +365,11 @@ class Tuner:
             if entry["status"] != "ok":
                 results.append(
                     ProgramResult(
-                        entry["name"],
-                        entry["program_id"],
-                        self.llvm_version,
-                        entry["status"],
-                        entry["detail"],
+                        program=entry["name"],
+                        program_id=entry["program_id"],
+                        llvm_version=self.llvm_version,
+                        status=entry["status"],
+                        detail=entry["detail"],
                     )
                 )
                 continue
@@ -379,7 +378,12 @@ class Tuner:
             if minimized is not None:
                 lengths.append(len(parse_pipeline(minimized[0])))
         return TuneReport(
-            self.llvm_version, self.compiler.engine, results, distinct_before, distinct_after, lengths
+            llvm_version=self.llvm_version,
+            engine=self.compiler.engine,
+            programs=results,
+            distinct_before_broadcast=distinct_before,
+            distinct_after_broadcast=distinct_after,
+            minimized_lengths=lengths,
         )
 
     def _program_result(self, entry: dict[str, Any]) -> ProgramResult:
@@ -388,7 +392,13 @@ class Tuner:
         oz = rows.get((OZ_PIPELINE, "exact"))
         if oz is None or not oz.ok:
             detail = oz.detail if oz is not None else "not measured"
-            return ProgramResult(entry["name"], program_id, self.llvm_version, "oz-failed", detail)
+            return ProgramResult(
+                program=entry["name"],
+                program_id=program_id,
+                llvm_version=self.llvm_version,
+                status="oz-failed",
+                detail=detail,
+            )
 
         def size(phase: str, default: int) -> int:
             result = self.store.result(program_id, phase)

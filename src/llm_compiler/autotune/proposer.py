@@ -1,0 +1,82 @@
+"""The interface of anything that proposes pass lists for a program.
+
+Random search (the paper's), local search, a black-box optimizer, a released LLM
+Compiler model and the built-in predictor are all *proposers*: asked for ``count``
+lists for a program, they answer with pass lists; told the measured outcomes, they may
+adjust. The tuner drives any proposer the same way (:mod:`llm_compiler.autotune.jobs`):
+it asks in chunks, measures every list with the same compiler, records every
+evaluation in the store, and minimization, broadcast and validation then treat the
+best lists alike, whoever proposed them. No list leaves the tool unchecked.
+
+Proposers run inside jobs, in pool or Dask worker processes: they must be picklable,
+hashable (frozen dataclasses are both) and deterministic given their settings and the
+request, so that a resumed or distributed run proposes the same lists. Each job works
+on its own copy: :meth:`Proposer.tell` sees the outcomes of the chunk the copy
+proposed (``--chunk-size`` as large as the budget gives one ask per program).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from llm_compiler.core.program import Program
+from llm_compiler.passes.pipeline import PassList
+from llm_compiler.passes.searchable import PassSet
+
+
+@dataclass(frozen=True)
+class ProposalRequest:
+    """What a proposer is asked for.
+
+    Attributes:
+        program: The program (its unoptimized IR and stable id).
+        pass_set: The searchable pass set lists should be drawn from.
+        start: The index of the first list asked for (lists ``start`` to
+            ``start + count - 1`` of this program).
+        count: How many lists are wanted.
+    """
+
+    program: Program
+    pass_set: PassSet
+    start: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """The measured outcome of one proposed list.
+
+    Attributes:
+        pipeline: The exact ``opt -passes=`` text.
+        outcome: ``ok``, ``compile-fail``, ``timeout`` or ``invalid`` (refused by the
+            pass-list gate).
+        binary_size: The size in bytes (text + data) when ``ok``, else None.
+    """
+
+    pipeline: str
+    outcome: str
+    binary_size: int | None
+
+
+class Proposer(abc.ABC):
+    """Suggests pass lists for a program (see the module docstring)."""
+
+    #: A short name for progress displays and records, e.g. ``"random search"``.
+    name: str = "proposer"
+
+    @abc.abstractmethod
+    def ask(self, request: ProposalRequest) -> list[PassList]:
+        """Lists ``request.start`` .. ``request.start + request.count - 1`` for the program.
+
+        It may return fewer (a proposer with nothing more to say returns none).
+        """
+
+    def tell(self, program: Program, outcomes: Sequence[Evaluated]) -> None:  # noqa: B027
+        """Hears how the lists it proposed for ``program`` did (default: ignores it)."""
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed run must share with the original to reuse its results."""
+        return {"proposer": type(self).__qualname__, "name": self.name}
