@@ -6,7 +6,7 @@ change left every result alone.
 
 It uses the command line only, so it runs on any version of the tool:
 
-* ``tune --seed 1 --budget 100`` on the bundled examples and on 24 function modules
+* ``tune --seed 1 --budget 100`` on the bundled examples and on up to 24 function modules
   (each defined function but ``main`` of the examples, extracted with ``llvm-extract``,
   every k-th one kept); per program the best list, its size and the phase sizes;
 * ``data emulation`` (2 lists per program), ``data disassembly`` and ``data flag-tuning``

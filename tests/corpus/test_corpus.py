@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.corpus.build import capture_compile_commands
 from llm_compiler.corpus.builder import CorpusBuilder, SourceFile, split_for
+from llm_compiler.corpus.compile_capture import capture_compile_commands
 from llm_compiler.corpus.debian import _source_lines, _source_stanzas, read_licence
 from llm_compiler.corpus.sources import DEFAULT_SUITE, add_compile_commands, add_files
 from llm_compiler.corpus.stats import corpus_stats, split_leaks

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_compiler.corpus.build import capture_compile_commands
 from llm_compiler.corpus.builder import AddReport, CorpusBuilder, SourceFile, split_for
+from llm_compiler.corpus.compile_capture import capture_compile_commands
 from llm_compiler.corpus.debian import DebianError, ensure_source_entries, fetch_source, read_licence
 from llm_compiler.corpus.store import Failure, Provenance
 from llm_compiler.errors import InvalidInput, LlmCompilerError
