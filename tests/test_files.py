@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,53 @@ def test_atomic_writes_leave_only_the_file(tmp_path: Path) -> None:
     atomic_write_bytes(target, b"\x00\xff")
     assert target.read_bytes() == b"\x00\xff"
     assert os.listdir(target.parent) == ["out.txt"]
+
+
+def _write_parquet(path: Path) -> None:
+    pytest.importorskip("pyarrow.parquet")
+    write_parquet(path, ROWS, json_columns=["rejected"])
+
+
+def _jsonl_to_parquet(path: Path) -> None:
+    pytest.importorskip("pyarrow.parquet")
+    write_jsonl(path.with_suffix(".jsonl"), ROWS)
+    jsonl_to_parquet(path.with_suffix(".jsonl"))
+
+
+WRITERS = {
+    "atomic_write_text": lambda path: atomic_write_text(path, "new\n"),
+    "atomic_write_bytes": lambda path: atomic_write_bytes(path, b"new\n"),
+    "write_jsonl": lambda path: write_jsonl(path, ROWS),
+    "write_parquet": _write_parquet,
+    "jsonl_to_parquet": _jsonl_to_parquet,
+}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002], ids=lambda umask: f"umask-{umask:03o}")
+@pytest.mark.parametrize("writer", WRITERS.values(), ids=WRITERS.keys())
+def test_written_files_get_the_permissions_write_text_gives(tmp_path: Path, umask: int, writer: Any) -> None:
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(path.stat().st_mode)
+
+    previous = os.umask(umask)
+    try:
+        by_hand = tmp_path / "by-hand.txt"
+        by_hand.write_text("old\n")
+        new = tmp_path / "new" / "out.parquet"
+        writer(new)
+        # A new file: what the umask allows, as write_text (not owner-only, as mkstemp).
+        assert mode(new) == mode(by_hand) == 0o666 & ~umask
+        # A replaced file keeps its own permissions, as write_text leaves them.
+        by_hand.chmod(0o640)
+        by_hand.write_text("new\n")
+        replaced = tmp_path / "replaced.parquet"
+        replaced.write_text("old\n")
+        replaced.chmod(0o640)
+        writer(replaced)
+        assert mode(replaced) == mode(by_hand) == 0o640
+        assert replaced.read_bytes() != b"old\n"
+    finally:
+        os.umask(previous)
 
 
 class _Interrupted(KeyboardInterrupt):

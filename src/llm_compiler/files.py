@@ -4,7 +4,9 @@
   ``$XDG_CACHE_HOME/llm-compiler`` (``~/.cache/llm-compiler``), one folder per use.
 * :func:`atomic_write_text` and :func:`atomic_write_bytes` write a file whole or not at
   all (a temporary file in the same folder, then a rename), so that a killed run never
-  leaves a cache or a result file half written for the next run to trip on.
+  leaves a cache or a result file half written for the next run to trip on. The file
+  gets the permissions ``Path.write_text`` would give it: a replaced file's own, else
+  those the umask allows.
 * :func:`write_jsonl`, :func:`write_parquet` and :func:`jsonl_to_parquet` write tables:
   JSONL always, Parquet when pyarrow is installed (``pip install 'llm-compiler[parquet]'``).
 """
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,14 +37,13 @@ def cache_dir(*parts: str) -> Path:
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Writes ``data`` to ``path`` whole or not at all (parents are created)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, temporary = _new_temporary(path)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     return path
 
@@ -114,12 +116,43 @@ def jsonl_to_parquet(jsonl: Path) -> bool:
 
 
 def _write_table(path: Path, table: Any, pq: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, temporary = _new_temporary(path)
     os.close(handle)
     try:
-        pq.write_table(table, temporary)
+        pq.write_table(table, str(temporary))
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
+
+
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """Creates an empty file beside ``path`` (parents too) to be renamed to ``path``.
+
+    Its permissions are those ``path.write_text`` would leave: ``path``'s own when it
+    exists, else ``0o666`` less the umask. (``tempfile.mkstemp`` would make every result
+    and cache file readable by its owner only.)
+
+    Returns:
+        The open file descriptor (write-only) and the file's path.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        keep: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        keep = None
+    for _ in range(100):
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if keep is not None:
+                os.fchmod(handle, keep)
+        except BaseException:
+            os.close(handle)
+            temporary.unlink(missing_ok=True)
+            raise
+        return handle, temporary
+    raise FileExistsError(f"{path.parent}: no free temporary name for {path.name} after 100 tries")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from llm_compiler import files
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE, CompileResult, Program
 from llm_compiler.corpus.program_set import ProgramSource
@@ -135,3 +136,31 @@ def test_dataset_writer_files_are_whole_and_match(tmp_path: Path) -> None:
         "shard-00000.jsonl", "shard-00000.parquet",
     ]  # fmt: skip
     assert pq.read_table(tmp_path / "train" / "shard-00000.parquet").to_pylist() == read_samples(tmp_path)
+
+
+class _Killed(KeyboardInterrupt):
+    """Stands for a run killed while a file is being replaced."""
+
+
+def test_a_resume_killed_while_cleaning_a_shard_leaves_it_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = DatasetWriter(tmp_path, "emulation", {"seed": 1})
+    writer.write_program("done", [{"split": "train", "n": 1}])
+    writer.save_report()
+    shard = tmp_path / "train" / "shard-00000.jsonl"
+    with shard.open("a") as stream:  # a program killed while its samples were written
+        stream.write(json.dumps({"split": "train", "n": 2, "program_key": "unfinished"}) + "\n")
+    before = shard.read_bytes()
+
+    def killed(*args: object) -> None:
+        raise _Killed
+
+    monkeypatch.setattr(files.os, "replace", killed)
+    with pytest.raises(_Killed):
+        DatasetWriter(tmp_path, "emulation", {"seed": 1}, resume=True)
+    monkeypatch.undo()
+    assert shard.read_bytes() == before
+    assert sorted(path.name for path in shard.parent.iterdir()) == ["shard-00000.jsonl"]
+    DatasetWriter(tmp_path, "emulation", {"seed": 1}, resume=True)
+    assert [sample["n"] for sample in read_samples(tmp_path)] == [1]

@@ -141,7 +141,7 @@ class DatasetWriter:
                 continue
             if line.endswith("\n") and record.get("program_key") in self.done:
                 kept.append(line)
-        last.write_text("".join(kept))
+        atomic_write_text(last, "".join(kept))  # killed here, the shard is as it was
         self._shards[split] = int(last.stem.split("-")[1])
         self._counts[split] = len(kept)
 
