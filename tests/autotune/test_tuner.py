@@ -10,13 +10,18 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import InlineExecutor, Job
+from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import EXAMPLES, ROOT, run_cli
@@ -94,6 +99,54 @@ def test_bad_input_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     assert outcomes["module(trigger-crash-module)"] == "compile-fail"
     assert outcomes[slow] == "timeout"
     assert outcomes["default<Oz>"] == "ok"
+
+
+#: Lists that beat -Oz on crc32.c and bitops.c with LLVM 19 (found by random search), so
+#: that every phase has work whatever random search finds in a small budget.
+BETTER_THAN_OZ = (
+    "function(gvn),function(loop(loop-reduce)),module(scc-oz-module-inliner)",
+    "module(default<O3>),function(break-crit-edges),function(instcombine<no-verify-fixpoint>)",
+)
+
+
+class CountingExecutor(InlineExecutor):
+    """Runs jobs in this process and counts them."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[Any]:
+        self.jobs += len(jobs)
+        return super().run(jobs)
+
+
+def test_a_resumed_run_compiles_nothing_again(tmp_path: Path, compiler: Compiler) -> None:
+    settings = TuneSettings(
+        seed=4, budget=12, chunk_size=5, broadcast=2, validate=False, engine=compiler.engine,
+        extra_lists=BETTER_THAN_OZ,
+    )  # fmt: skip
+    specs = list(ProgramSet([EXAMPLES / "crc32.c", EXAMPLES / "bitops.c"]))
+    store = Store(tmp_path / "tune.sqlite")
+    try:
+        first = Tuner(settings, store, InlineExecutor(), compiler).run(specs)
+        phases = {row["phase"] for row in store.iter_evaluations()}
+        made, stored = store.evaluations_made()
+        assert made >= stored > 2 * 12
+        # Resuming a finished run runs no job and adds no evaluation.
+        executor = CountingExecutor()
+        finished = Tuner(settings, store, executor, compiler).run(specs)
+        assert executor.jobs == 0 and store.evaluations_made() == (made, stored)
+        # Every job is lost, as if each had been killed just before it was marked done:
+        # the resumed run does every job again, and every evaluation it needs is stored.
+        store.db.execute("DELETE FROM jobs")
+        executor = CountingExecutor()
+        resumed = Tuner(settings, store, executor, compiler).run(specs)
+        assert executor.jobs > 2 * 3 and store.evaluations_made() == (0, stored)
+    finally:
+        store.close()
+    assert phases >= {"random", "minimize"}
+    assert all(program.best_size < program.oz_size for program in first.programs)
+    assert finished.programs == resumed.programs == first.programs
 
 
 def _jobs_done(store: Path) -> int:

@@ -45,10 +45,11 @@ class TuneSettings:
 
     Attributes:
         seed: Seed of the random search.
-        budget: Pass lists evaluated per program by random search, -Oz included.
+        budget: Pass lists asked of the proposer per program (random search: -Oz
+            included).
         max_length: Longest random list (the paper: 50).
-        chunk_size: Random candidates per job (the unit of resumption).
-        time_budget: Optional wall-clock seconds per program for random search (makes
+        chunk_size: Proposed lists per job (the unit of resumption).
+        time_budget: Optional wall-clock seconds per program for the search (makes
             results depend on the machine's speed).
         minimize: Minimize the best lists to a fixed point.
         insertion: Include insertion search in minimization (about 130 evaluations
@@ -59,7 +60,7 @@ class TuneSettings:
         timeout: Seconds per compiler process.
         engine: ``auto``, ``inprocess`` or ``subprocess``.
         allow_extra: Passes allowed beyond the searchable set.
-        extra_lists: Pass lists evaluated on every program besides the random ones
+        extra_lists: Pass lists evaluated on every program besides the proposed ones
             (known good lists, a build's current flags...).
         suites: Suites of PassListEval that best lists must pass (see
             :func:`llm_compiler.validation.gate.load_suites`).
@@ -89,11 +90,11 @@ class TuneSettings:
     @property
     def search(self) -> Proposer:
         """The proposer of the search phase."""
-        return self.proposer or RandomSearch(self.seed, self.max_length)
+        return self.proposer if self.proposer is not None else RandomSearch(self.seed, self.max_length)
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""
-        return {
+        identity: dict[str, Any] = {
             "seed": self.seed,
             "budget": self.budget,
             "max_length": self.max_length,
@@ -106,8 +107,11 @@ class TuneSettings:
             "extra_lists": list(self.extra_lists),
             "suites": list(self.suites),
             "user_check": self.user_check,
-            **({"proposer": self.search.identity()} if self.proposer is not None else {}),
         }
+        if self.search != RandomSearch(self.seed, self.max_length):
+            # Only another search is named, so stores written before proposers resume.
+            identity["proposer"] = self.search.identity()
+        return identity
 
 
 @dataclass
@@ -204,15 +208,20 @@ def search_chunk_job(
     if settings.time_budget is not None:
         deadline = time.monotonic() + settings.time_budget * (stop - start) / settings.budget
     proposer = settings.search
-    proposed = proposer.ask(ProposalRequest(program, compiler.pass_set, start, stop - start))
+    request = ProposalRequest(program=program, pass_set=compiler.pass_set, start=start, count=stop - start)
     outcomes = []
-    for index, passes in enumerate(proposed, start):
+    for index, passes in enumerate(proposer.ask(request)[: request.count], start):
         if deadline is not None and index > 0 and time.monotonic() > deadline:
             break
-        row = evaluator.evaluate(passes)
-        outcomes.append(Evaluated(row.pipeline, row.outcome, int(row.size) if row.ok else None))
+        outcomes.append(_evaluated(evaluator.evaluate(passes)))
     proposer.tell(program, outcomes)
-    return JobOutput(program.id, evaluator.new)
+    return JobOutput(program_id=program.id, rows=evaluator.new)
+
+
+def _evaluated(row: EvaluationRow) -> Evaluated:
+    """What a proposer is told of one evaluation."""
+    size = int(row.size) if row.ok else None
+    return Evaluated(pipeline=row.pipeline, outcome=row.outcome, binary_size=size)
 
 
 def best_row(rows: Sequence[EvaluationRow]) -> EvaluationRow | None:
@@ -244,7 +253,13 @@ def minimize_job(settings: TuneSettings, program: Program, pipeline: str, known:
         confirmed, size = _exact_minimum(evaluator, pipeline)
     final = str(PassList(confirmed)) if confirmed else pipeline
     final_row = evaluator.evaluate(compiler.passes(final))
-    return JobOutput(program.id, evaluator.new, final, int(final_row.size), extra={"length": len(confirmed)})
+    return JobOutput(
+        program_id=program.id,
+        rows=evaluator.new,
+        pipeline=final,
+        size=int(final_row.size),
+        extra={"length": len(confirmed)},
+    )
 
 
 def broadcast_job(
@@ -264,7 +279,7 @@ def broadcast_job(
         if nodes:
             chosen = str(PassList(nodes))
     row = evaluator.evaluate(compiler.passes(chosen))
-    return JobOutput(program.id, evaluator.new, chosen, int(row.size))
+    return JobOutput(program_id=program.id, rows=evaluator.new, pipeline=chosen, size=int(row.size))
 
 
 #: Candidates tried by validation before the baseline is kept.
@@ -293,7 +308,7 @@ def validate_job(
     """
     compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "validate")
-    output = JobOutput(program.id, pipeline=OZ_PIPELINE, size=oz)
+    output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz)
     better = [(pipeline, size) for pipeline, size in ranked if size < oz][:MAX_VALIDATION_ATTEMPTS]
     if not better:
         output.detail = "nothing beat -Oz; -Oz kept"
@@ -307,19 +322,9 @@ def validate_job(
     for position, (pipeline, size) in enumerate(better):
         result = gate.check(program, compiler.passes(pipeline))
         if result.passed:
-            output.pipeline, output.size = pipeline, size
-            output.detail = result.description
+            output.pipeline, output.size, output.detail = pipeline, size, result.description
             if position > 0:
-                nodes, reduced_size = _exact_minimum(evaluator, pipeline)
-                shorter = str(PassList(nodes)) if nodes else pipeline
-                if shorter != pipeline and reduced_size <= size:
-                    again = gate.check(program, compiler.passes(shorter))
-                    if again.passed:
-                        output.pipeline, output.size, output.detail = (
-                            shorter,
-                            int(reduced_size),
-                            again.description,
-                        )
+                _keep_shorter_if_it_passes(evaluator, gate, output)
             break
         rejected.append(
             {"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.description[:500]}
@@ -329,3 +334,13 @@ def validate_job(
     output.extra["rejected"] = rejected
     output.rows = evaluator.new
     return output
+
+
+def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobOutput) -> None:
+    """Minimizes ``output``'s list exactly; keeps the shorter list if no larger and it passes too."""
+    nodes, reduced_size = _exact_minimum(evaluator, output.pipeline)
+    shorter = str(PassList(nodes)) if nodes else output.pipeline
+    if shorter != output.pipeline and reduced_size <= output.size:
+        again = gate.check(evaluator.program, evaluator.compiler.passes(shorter))
+        if again.passed:
+            output.pipeline, output.size, output.detail = shorter, int(reduced_size), again.description

@@ -44,6 +44,15 @@ class ProposalRequest:
     start: int
     count: int
 
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.count < 0:
+            raise ValueError(f"start and count must be >= 0 (got start={self.start}, count={self.count})")
+
+    @property
+    def indices(self) -> range:
+        """The indices of the lists asked for."""
+        return range(self.start, self.start + self.count)
+
 
 @dataclass(frozen=True)
 class Evaluated:
@@ -60,6 +69,14 @@ class Evaluated:
     outcome: str
     binary_size: int | None
 
+    def __post_init__(self) -> None:
+        if (self.outcome == "ok") != (self.binary_size is not None):
+            raise ValueError(f"{self.pipeline!r}: a size goes with outcome ok only (got {self.outcome!r})")
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"
+
 
 class Proposer(abc.ABC):
     """Suggests pass lists for a program (see the module docstring)."""
@@ -71,12 +88,22 @@ class Proposer(abc.ABC):
     def ask(self, request: ProposalRequest) -> list[PassList]:
         """Lists ``request.start`` .. ``request.start + request.count - 1`` for the program.
 
-        It may return fewer (a proposer with nothing more to say returns none).
+        It may return fewer (a proposer with nothing more to say returns none); lists
+        beyond ``request.count`` are ignored.
         """
 
     def tell(self, program: Program, outcomes: Sequence[Evaluated]) -> None:  # noqa: B027
-        """Hears how the lists it proposed for ``program`` did (default: ignores it)."""
+        """Hears how the lists it proposed for ``program`` did (default: ignores it).
+
+        ``outcomes`` are in the order of the lists asked for (fewer when a time budget
+        ran out). They are measured, not yet validated: validation checks only the
+        best lists of a program, after the search.
+        """
 
     def identity(self) -> dict[str, Any]:
-        """What a resumed run must share with the original to reuse its results."""
+        """What a resumed run must share with the original to reuse its results.
+
+        The default names the class and ``name``; a proposer with settings of its own
+        (a seed, a model, a temperature) adds them, JSON-serializable.
+        """
         return {"proposer": type(self).__qualname__, "name": self.name}

@@ -9,7 +9,7 @@ in any process and a resumed run proposes the same ones.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from llm_compiler.autotune.proposer import ProposalRequest, Proposer
@@ -29,7 +29,7 @@ class RandomSearch(Proposer):
 
     seed: int = 0
     max_length: int = MAX_LIST_LENGTH
-    name: str = "random search"
+    name: str = field(default="random search", init=False)
 
     def candidate(self, request: ProposalRequest, index: int) -> PassList:
         """List ``index`` of the request's program."""
@@ -39,10 +39,7 @@ class RandomSearch(Proposer):
         return random_pass_list(rng, request.pass_set, self.max_length)
 
     def ask(self, request: ProposalRequest) -> list[PassList]:
-        return [
-            self.candidate(request, index) for index in range(request.start, request.start + request.count)
-        ]
+        return [self.candidate(request, index) for index in request.indices]
 
     def identity(self) -> dict[str, Any]:
-        # The run's seed and max_length are recorded as settings of their own.
-        return {}
+        return {"proposer": type(self).__qualname__, "seed": self.seed, "max_length": self.max_length}

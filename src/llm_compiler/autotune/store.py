@@ -207,7 +207,18 @@ class Store:
         rows = {}
         for pipeline, mode, outcome, size, text, data, count, digest, seconds, detail, phase in cursor:
             rows[(pipeline, mode)] = EvaluationRow(
-                program_id, pipeline, mode, outcome, size, text, data, count, digest, seconds, detail, phase
+                program_id=program_id,
+                pipeline=pipeline,
+                mode=mode,
+                outcome=outcome,
+                binary_size=size,
+                text=text,
+                data=data,
+                ir_instructions=count,
+                output_hash=digest,
+                seconds=seconds,
+                detail=detail,
+                phase=phase,
             )
         return rows
 

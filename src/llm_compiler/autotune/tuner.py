@@ -256,13 +256,18 @@ class Tuner:
         programs = self.programs = self.load(specs)
         for program in programs:
             self._follow(list(self._known(program).values()))
-        self._random_phase(programs)
+        self._search_phase(programs)
         minimized = self._minimize_phase(programs)
         before, after = self._broadcast_phase(programs, minimized)
         self._validate_phase(programs)
         return self.report(before, after)
 
-    def _random_phase(self, programs: list[Program]) -> None:
+    def _search_phase(self, programs: list[Program]) -> None:
+        """Asks the run's proposer for ``budget`` lists per program, in chunks.
+
+        The store names the phase and its jobs ``random`` whoever proposes (stores
+        written before proposers existed resume); progress shows the proposer's name.
+        """
         settings, jobs = self.settings, []
         for program in programs:
             known = self._known(program)
