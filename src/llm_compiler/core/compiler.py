@@ -154,8 +154,13 @@ class Compiler:
         self._remember_checked(passes.pipeline)
         return passes
 
-    def _check(self, passes: PassList | None) -> str | None:
-        """The pipeline text of ``passes``, checked by the gate unless it was before."""
+    def check(self, passes: PassList | None) -> str | None:
+        """The pipeline text of ``passes`` (None for None), checked by the gate unless it
+        was before by this compiler.
+
+        Raises:
+            InvalidPassList: See :meth:`PassSet.validate`.
+        """
         if passes is None:
             return None
         pipeline = passes.pipeline
@@ -239,7 +244,7 @@ class Compiler:
         unknown = set(outputs) - OUTPUTS
         if unknown:
             raise ValueError(f"unknown outputs {sorted(unknown)}; choose from {sorted(OUTPUTS)}")
-        pipeline = self._check(passes)
+        pipeline = self.check(passes)
         return self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
 
     def measure(self, program: Program, passes: PassList | None = None) -> Measurement:
@@ -278,7 +283,7 @@ class Compiler:
         kept across elements matter; report lists re-measured with :meth:`measure`.
         The subprocess engine has no prefix states and measures the whole pipeline.
         """
-        pipeline = self._check(passes)
+        pipeline = self.check(passes)
         elements = tuple(str(node) for node in passes)
         replay = self._replay(program, pipeline)
         return self._engine.compile_stepwise(program, elements, use_cache, replay).measurement

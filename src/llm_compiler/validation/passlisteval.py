@@ -324,7 +324,7 @@ class PassListEval:
         Raises:
             InvalidPassList: The list fails the compiler's pass-list gate.
         """
-        self.compiler.pass_set.validate(passes, self.compiler.allow_extra)
+        self.compiler.check(passes)  # once: the compiles below reuse the verdict
         key = self._verdict_key(passes.pipeline)
         if use_cache:
             with self._lock:
