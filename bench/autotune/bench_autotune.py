@@ -1,103 +1,192 @@
-"""Improvement over -Oz as a function of the search budget, and compiles per second.
+"""Searches side by side: what each finds, and what is left after validation, by budget.
 
-Run: ``.venv/bin/python bench/autotune/bench_autotune.py [--budgets 10 100 1000]``.
+Run, for the corpus's test split (its packages never chose anything)::
 
-For each budget (random lists per program, -Oz included) a fresh tuning run with the
-same seed goes over two program sets, on a local pool of all cores:
+    .venv/bin/python bench/autotune/bench_autotune.py \\
+        --programs 'corpus:/work/corpus?split=test&kind=unit' \\
+        --packages bzip2 giflib speex nettle --units 100 \\
+        --budgets 100 1000 --searches random@full local --out /work/bench-autotune
 
-* the bundled examples (whole translation units, runnable, so the best lists are
-  validated);
-* function-sized modules extracted from the examples with ``llvm-extract``, standing in
-  for a corpus slice (not runnable: their reported lists stay at -Oz, so the table
-  shows the search's own figures for them).
+Units are taken package by package in the order given (all of a package, or
+``--per-package``, before the next; within a package in a fixed pseudo-random order),
+until ``--units``. A search is named as ``tune --search`` names it, optionally with the
+pass set it draws from: ``random@full`` is LLM Compiler's random search over the
+paper's whole set; without a suffix, ``--pass-set`` applies. For each
+budget and search, a fresh tuning run with the same seed goes over them on a local
+pool of ``--jobs`` processes (search, minimization, broadcast, validation with
+salvage). Printed per run, as a Markdown row:
 
-Reported per budget and set: the geomean binary-size reduction vs -Oz after random
-search, after minimization and broadcast, and after validation; the programs
-improved; the mean minimized list length; compiles (evaluations) per second of wall
-time.
+* **found**: geomean reduction vs -Oz of the best list each unit's search,
+  minimization and broadcast found (unvalidated);
+* **validated**: geomean vs -Oz of the lists reported (validated, -Oz when none);
+* **kept**: validated / found;
+* units improved (validated), compiles per unit (evaluations stored, all phases),
+  wall time, and lists validated per minute of the validation phase (each list the
+  gate checked, salvaged repairs included).
+
+Each run's summary and store are kept under ``--out/SEARCH-BUDGET`` for
+``bench/autotune/run_corpus_programs.py``, which links and runs the corpus's programs
+with the reported lists.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
-from llm_compiler.autotune.tuner import Tuner
+from llm_compiler.autotune.strategies import make_proposer
+from llm_compiler.autotune.tuner import TuneProgress, Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import LocalExecutor
 from llm_compiler.core.metrics import geometric_mean_improvement
-from llm_compiler.corpus.functions import extract_function
 from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
-from llm_compiler.toolchain.ir import defined_functions
 
-ROOT = Path(__file__).resolve().parents[2]
+
+class PhaseClock(TuneProgress):
+    """Wall time per phase."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def phase(self, name: str, total: int) -> None:
+        self._close()
+        self._current = (name, time.perf_counter())
+
+    def _close(self) -> None:
+        if self._current is not None:
+            name, started = self._current
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+            self._current = None
+
+    def finish(self) -> None:
+        self._close()
+
+
+def select(specs: list[str], packages: list[str], units: int, per_package: int) -> list[ProgramSource]:
+    """Units of ``packages`` in the given order (at most ``per_package`` each), in a fixed
+    pseudo-random order within each package."""
+    sources = list(ProgramSet(specs))
+    if not packages:
+        return sources[:units]
+    chosen: list[ProgramSource] = []
+    for package in packages:
+        mine = [s for s in sources if s.provenance.get("package") == package]
+        mine.sort(key=lambda s: hashlib.sha256(s.key().encode()).hexdigest())
+        chosen += mine[: min(per_package, units - len(chosen))]
+    return chosen
 
 
 def run(
-    label: str, specs: list[ProgramSource], budget: int, seed: int, jobs: int, compiler: Compiler
-) -> None:
-    settings = TuneSettings(seed=seed, budget=budget, engine=compiler.engine, timeout=compiler.timeout)
-    with tempfile.TemporaryDirectory() as scratch:
-        store = Store(Path(scratch) / "tune.sqlite")
-        executor = LocalExecutor(jobs)
-        started = time.perf_counter()
-        try:
-            report = Tuner(settings, store, executor, compiler).run(specs)
-        finally:
-            executor.close()
-        seconds = time.perf_counter() - started
-        compiles = sum(1 for _ in store.iter_evaluations())
-        store.close()
-    tuned = report.tuned
-    searched = geometric_mean_improvement([(p.oz_size, min(p.oz_size, p.random_size)) for p in tuned])
-    minimized = geometric_mean_improvement([(p.oz_size, min(p.oz_size, p.broadcast_size)) for p in tuned])
-    print(
-        f"| {label} | {budget} | {searched:.2%} | {minimized:.2%} | {report.geomean_improvement:.2%} | "
-        f"{sum(p.improved for p in tuned)}/{len(tuned)} | {report.mean_minimized_length:.2f} | "
-        f"{compiles} | {compiles / seconds:.1f} |",
-        flush=True,
+    search: str, budget: int, sources: list[ProgramSource], args: argparse.Namespace, compiler: Compiler
+) -> dict[str, Any]:
+    name, _, pass_set = search.partition("@")
+    settings = TuneSettings(
+        seed=args.seed,
+        budget=budget,
+        engine=compiler.engine,
+        timeout=compiler.timeout,
+        proposer=make_proposer(name, args.seed),
+        pass_set=pass_set or args.pass_set,
+        validate=not args.no_validate,
     )
+    out = Path(args.out) / f"{search.replace(':', '_').replace('@', '_')}-{budget}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tune.sqlite").unlink(missing_ok=True)
+    store = Store(out / "tune.sqlite")
+    executor = LocalExecutor(args.jobs)
+    clock = PhaseClock()
+    started = time.perf_counter()
+    tuner = Tuner(settings, store, executor, compiler, clock)
+    try:
+        report = tuner.run(sources)
+    finally:
+        executor.close()
+        clock.finish()
+    seconds = time.perf_counter() - started
+    compiles = sum(1 for _ in store.iter_evaluations())
+    export_run(out, report, store, compiler, tuner.programs)
+    store.close()
+    tuned = report.tuned
+    found = geometric_mean_improvement([(p.oz_size, min(p.oz_size, p.broadcast_size)) for p in tuned])
+    validated = report.geomean_improvement
+    checked = sum(len(p.rejected) + p.validation.startswith("passed") for p in tuned)
+    validation_minutes = clock.seconds.get("validation", 0.0) / 60
+    row = {
+        "search": search,
+        "budget": budget,
+        "units": len(tuned),
+        "found": found,
+        "validated": validated,
+        "kept": validated / found if found else 1.0,
+        "improved": sum(p.improved for p in tuned),
+        "compiles_per_unit": compiles / max(1, len(tuned)),
+        "seconds": seconds,
+        "phase_seconds": clock.seconds,
+        "lists_validated": checked,
+        "lists_validated_per_minute": checked / validation_minutes if validation_minutes else 0.0,
+        "rejections": sum(len(p.rejected) for p in tuned),
+        "repaired": sum("(repaired:" in p.validation for p in tuned),
+    }
+    (out / "bench.json").write_text(json.dumps(row, indent=1))
+    return row
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--budgets", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--functions", type=int, default=24, help="function modules in the second set")
+    parser.add_argument("--programs", nargs="+", required=True, help="program-set specs")
+    parser.add_argument("--packages", nargs="*", default=[], help="take units of these packages, in order")
+    parser.add_argument("--units", type=int, default=100)
+    parser.add_argument("--per-package", type=int, default=10**9, help="at most N units of a package")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument(
+        "--searches",
+        nargs="+",
+        default=["random@full", "local"],
+        help="search names (tune --search), each optionally @safe or @full (its pass set)",
+    )
+    parser.add_argument("--pass-set", default="safe", choices=["safe", "full"])
+    parser.add_argument("--no-validate", action="store_true", help="report the search's own figures only")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", required=True, help="folder for each run's results")
     args = parser.parse_args(argv)
+    sources = select(args.programs, args.packages, args.units, args.per_package)
     with Compiler(workers=1) as compiler:
-        examples = sorted((ROOT / "examples").glob("*.c*"))
-        with tempfile.TemporaryDirectory() as scratch:
-            modules = []
-            for path in examples:
-                unit = compiler.load(path)
-                for name in defined_functions(unit.ir):
-                    if name == "main":
-                        continue
-                    module = extract_function(compiler, unit, name)
-                    target = Path(scratch) / f"{len(modules):03d}.ll"
-                    target.write_text(module.ir)
-                    modules.append(target)
-            step = max(1, len(modules) // args.functions)
-            modules = list(ProgramSet(modules[::step][: args.functions]))
-            note = compiler.engine_note
-            print(f"LLVM {compiler.llvm_version}, {note}, {args.jobs} processes, seed {args.seed}")
-            print("| programs | budget | random search | + minimization, broadcast | validated | improved | "
-                  "mean minimized length | compiles | compiles/s |")  # fmt: skip
-            print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-            for budget in args.budgets:
-                run("8 examples", list(ProgramSet(examples)), budget, args.seed,
-                    args.jobs, compiler)  # fmt: skip
-                run(f"{len(modules)} function modules", modules, budget, args.seed, args.jobs, compiler)
+        counts: dict[str, int] = {}
+        for source in sources:
+            package = str(source.provenance.get("package"))
+            counts[package] = counts.get(package, 0) + 1
+        print(
+            f"LLVM {compiler.llvm_version}, {compiler.engine_note}, {args.jobs} processes, seed {args.seed}, "
+            f"pass set {args.pass_set}; {len(sources)} units: "
+            + ", ".join(f"{package} {n}" for package, n in counts.items()),
+            flush=True,
+        )
+        print("| search | budget | found (unvalidated) | validated | kept | improved | compiles/unit | "
+              "wall time | lists validated/min |")  # fmt: skip
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for budget in args.budgets:
+            for search in args.searches:
+                row = run(search, budget, sources, args, compiler)
+                print(
+                    f"| {search} | {budget} | {row['found']:.2%} | {row['validated']:.2%} | "
+                    f"{row['kept']:.2f} | {row['improved']}/{row['units']} | "
+                    f"{row['compiles_per_unit']:.0f} | "
+                    f"{row['seconds'] / 60:.1f} min | {row['lists_validated_per_minute']:.1f} |",
+                    flush=True,
+                )
     return 0
 
 

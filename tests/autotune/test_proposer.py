@@ -102,14 +102,15 @@ def test_random_search_proposes_the_papers_lists(compiler: Compiler) -> None:
     assert chunk == proposed[10:15]
 
 
-def test_the_default_search_is_random_search_and_keeps_stores_compatible() -> None:
-    assert TuneSettings(seed=7, max_length=20).search == RandomSearch(7, 20)
-    # Stores written before proposers existed hold no "proposer" setting, and resume.
-    assert "proposer" not in TuneSettings(seed=7).identity()
+def test_random_search_settings_are_named_in_a_runs_identity() -> None:
+    # Random search with the settings' own seed is not named: stores written before
+    # proposers existed hold no "proposer" setting.
     assert "proposer" not in TuneSettings(seed=7, proposer=RandomSearch(7, 50)).identity()
     # A random search other than the settings' own is named by its own seed.
     other = TuneSettings(seed=7, proposer=RandomSearch(8, 50)).identity()["proposer"]
     assert other == {"proposer": "RandomSearch", "seed": 8, "max_length": 50}
+    # The default search (local search) is named, with its settings.
+    assert TuneSettings(seed=7).identity()["proposer"]["proposer"] == "LocalSearch"
 
 
 def test_requests_and_outcomes_check_themselves() -> None:

@@ -30,13 +30,23 @@ from llm_compiler.autotune.minimize import eliminate_redundant, minimize
 from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.autotune.store import EvaluationRow
+from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidPassList
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
+from llm_compiler.passes.safety import search_pass_set
+from llm_compiler.passes.searchable import PassSet
 from llm_compiler.validation.gate import Gate, load_suites
+from llm_compiler.validation.salvage import Salvager
 
 Known = dict[tuple[str, str], EvaluationRow]
+
+#: Distinct rejected lists (by the target's output IR) before the baseline is kept.
+MAX_REJECTIONS = 10
+
+#: Times a rejected list is repaired (culprits dropped) and checked again.
+MAX_REPAIRS = 3
 
 
 @dataclass(frozen=True)
@@ -65,8 +75,14 @@ class TuneSettings:
         suites: Suites of PassListEval that best lists must pass (see
             :func:`llm_compiler.validation.gate.load_suites`).
         user_check: A shell command that must pass with the candidate's object file.
-        proposer: What proposes the lists of the search phase (None: the paper's
-            random search with ``seed`` and ``max_length``).
+        proposer: What proposes the lists of the search phase (None: the default
+            search, :data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`, with
+            ``seed`` and ``max_length``).
+        max_rejections: Distinct lists (by output IR) validation may reject for a
+            program before it keeps -Oz.
+        pass_set: What the search draws from: ``"safe"`` (the searchable set without
+            the passes ``llm-compiler passes --audit`` saw break a program) or
+            ``"full"`` (the paper's set).
     """
 
     seed: int = 0
@@ -86,11 +102,19 @@ class TuneSettings:
     suites: tuple[str, ...] = ("builtin",)
     user_check: str | None = None
     proposer: Proposer | None = None
+    max_rejections: int = MAX_REJECTIONS
+    pass_set: str = "safe"
+
+    def search_pass_set(self, compiler: Compiler) -> PassSet:
+        """The passes the search draws from (see ``pass_set``)."""
+        return search_pass_set(compiler.toolchain, self.pass_set)
 
     @property
     def search(self) -> Proposer:
-        """The proposer of the search phase."""
-        return self.proposer if self.proposer is not None else RandomSearch(self.seed, self.max_length)
+        """The proposer of the search phase (default: :data:`DEFAULT_SEARCH`)."""
+        if self.proposer is not None:
+            return self.proposer
+        return make_proposer(DEFAULT_SEARCH, self.seed, self.max_length)
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""
@@ -107,7 +131,10 @@ class TuneSettings:
             "extra_lists": list(self.extra_lists),
             "suites": list(self.suites),
             "user_check": self.user_check,
+            "pass_set": self.pass_set,
         }
+        if self.max_rejections != MAX_REJECTIONS:
+            identity["max_rejections"] = self.max_rejections
         if self.search != RandomSearch(self.seed, self.max_length):
             # Only another search is named, so stores written before proposers resume.
             identity["proposer"] = self.search.identity()
@@ -208,13 +235,28 @@ def search_chunk_job(
     if settings.time_budget is not None:
         deadline = time.monotonic() + settings.time_budget * (stop - start) / settings.budget
     proposer = settings.search
-    request = ProposalRequest(program=program, pass_set=compiler.pass_set, start=start, count=stop - start)
-    outcomes = []
-    for index, passes in enumerate(proposer.ask(request)[: request.count], start):
-        if deadline is not None and index > 0 and time.monotonic() > deadline:
+    pass_set = settings.search_pass_set(compiler)
+    if not proposer.adaptive:
+        request = ProposalRequest(program=program, pass_set=pass_set, start=start, count=stop - start)
+        outcomes = []
+        for index, passes in enumerate(proposer.ask(request)[: request.count], start):
+            if deadline is not None and index > 0 and time.monotonic() > deadline:
+                break
+            outcomes.append(_evaluated(evaluator.evaluate(passes)))
+        proposer.tell(program, outcomes)
+        return JobOutput(program_id=program.id, rows=evaluator.new)
+    history = [_evaluated(row) for row in evaluator.known.values() if row.mode == "exact" and row.pipeline]
+    index = start
+    while index < stop and (deadline is None or time.monotonic() <= deadline):
+        count = min(proposer.batch_size, stop - index)
+        request = ProposalRequest(program, pass_set, index, count, tuple(history))
+        lists = proposer.ask(request)[:count]
+        if not lists:
             break
-        outcomes.append(_evaluated(evaluator.evaluate(passes)))
-    proposer.tell(program, outcomes)
+        outcomes = [_evaluated(evaluator.evaluate(passes)) for passes in lists]
+        proposer.tell(program, outcomes)
+        history += outcomes
+        index += len(lists)
     return JobOutput(program_id=program.id, rows=evaluator.new)
 
 
@@ -282,58 +324,120 @@ def broadcast_job(
     return JobOutput(program_id=program.id, rows=evaluator.new, pipeline=chosen, size=int(row.size))
 
 
-#: Candidates tried by validation before the baseline is kept.
-MAX_VALIDATION_ATTEMPTS = 5
+_GATES: dict[TuneSettings, tuple[Gate, Salvager]] = {}
 
 
-_GATES: dict[TuneSettings, Gate] = {}
-
-
-def gate_for(settings: TuneSettings) -> Gate:
-    """The validation gate of this process for ``settings`` (made once per process)."""
+def gate_for(settings: TuneSettings) -> tuple[Gate, Salvager]:
+    """The validation gate of this process for ``settings`` and its salvager (made once
+    per process, so verdicts and blame are shared by the programs a process checks)."""
     if settings not in _GATES:
         compiler = process_compiler(settings)
-        _GATES[settings] = Gate(compiler, load_suites(settings.suites, compiler), settings.user_check)
+        gate = Gate(compiler, load_suites(settings.suites, compiler), settings.user_check)
+        _GATES[settings] = (gate, Salvager(gate))
     return _GATES[settings]
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A list that may be reported for a program: its size and its output IR's hash."""
+
+    pipeline: str
+    size: int
+    output_hash: str = ""
+
+
 def validate_job(
-    settings: TuneSettings, program: Program, ranked: Sequence[tuple[str, int]], oz: int, known: Known
+    settings: TuneSettings, program: Program, ranked: Sequence[Candidate], oz: int, known: Known
 ) -> JobOutput:
     """Checks the best lists (smaller than -Oz, best first); the first that passes wins.
 
-    A list reached by falling back past the first is minimized too (exactly), and the
-    minimized list is kept when it also passes. Returns -Oz when no list beats it or
-    when every checked list fails.
+    A rejected list is salvaged before the next is tried: the passes to blame are found
+    by delta debugging and dropped, and the repaired list, re-measured, is checked like
+    any other (up to :data:`MAX_REPAIRS` times). Lists whose output IR equals that of a
+    list already rejected are skipped; after ``settings.max_rejections`` distinct
+    rejections -Oz is kept. A list reached by falling back past the first is minimized
+    too (exactly), and the minimized list is kept when it also passes. Every rejection
+    and repair is in ``extra["rejected"]`` with its replay command.
     """
     compiler = process_compiler(settings)
     evaluator = JobEvaluator(compiler, program, known, "validate")
     output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz)
-    better = [(pipeline, size) for pipeline, size in ranked if size < oz][:MAX_VALIDATION_ATTEMPTS]
+    better = [candidate for candidate in ranked if candidate.size < oz]
     if not better:
         output.detail = "nothing beat -Oz; -Oz kept"
         return output
     if not settings.validate:
-        output.pipeline, output.size = better[0]
+        output.pipeline, output.size = better[0].pipeline, better[0].size
         output.detail = "unchecked: validation was turned off"
         return output
-    gate = gate_for(settings)
-    rejected = []
-    for position, (pipeline, size) in enumerate(better):
-        result = gate.check(program, compiler.passes(pipeline))
-        if result.passed:
-            output.pipeline, output.size, output.detail = pipeline, size, result.description
-            if position > 0:
+    gate, salvager = gate_for(settings)
+    rejected: list[dict[str, Any]] = []
+    rejected_outputs: set[str] = set()
+    distinct_rejections = 0
+    for position, candidate in enumerate(better):
+        if candidate.output_hash and candidate.output_hash in rejected_outputs:
+            continue
+        passed = _check_and_salvage(evaluator, gate, salvager, candidate, oz, output, rejected)
+        if passed:
+            if position > 0 or output.pipeline != candidate.pipeline:
                 _keep_shorter_if_it_passes(evaluator, gate, output)
             break
-        rejected.append(
-            {"pipeline": pipeline, "outcome": str(result.outcome), "detail": result.description[:500]}
+        rejected_outputs.add(candidate.output_hash)
+        distinct_rejections += 1
+        if distinct_rejections >= settings.max_rejections:
+            break
+    if output.pipeline == OZ_PIPELINE:
+        output.detail = (
+            f"{distinct_rejections} lists better than -Oz (distinct output IR) failed validation; -Oz kept"
         )
-    else:
-        output.detail = f"the {len(rejected)} best lists failed validation; -Oz kept"
     output.extra["rejected"] = rejected
     output.rows = evaluator.new
     return output
+
+
+def _check_and_salvage(
+    evaluator: JobEvaluator,
+    gate: Gate,
+    salvager: Salvager,
+    candidate: Candidate,
+    oz: int,
+    output: JobOutput,
+    rejected: list[dict[str, Any]],
+) -> bool:
+    """Checks one candidate, repairing it while it fails; sets ``output`` when one passes."""
+    compiler, program = evaluator.compiler, evaluator.program
+    pipeline, size, repaired_from = candidate.pipeline, candidate.size, ""
+    for _ in range(MAX_REPAIRS + 1):
+        passes = compiler.passes(pipeline)
+        result = gate.check(program, passes)
+        if result.passed:
+            output.pipeline, output.size, output.detail = pipeline, size, result.description
+            if repaired_from:
+                output.detail += f" (repaired: {repaired_from})"
+            return True
+        culprits = salvager.culprits(program, passes, result)
+        entry: dict[str, Any] = {
+            "pipeline": pipeline,
+            "size": size,
+            "outcome": str(result.outcome),
+            "check": result.check,
+            "detail": result.description[:500],
+            "command": result.command,
+            "culprits": list(culprits),
+        }
+        rejected.append(entry)
+        best: tuple[int, str] | None = None
+        for repaired in salvager.repairs(passes, culprits):
+            row = evaluator.evaluate(repaired)
+            if row.ok and row.size < oz and (best is None or (int(row.size), row.pipeline) < best):
+                best = (int(row.size), row.pipeline)
+        if best is None:
+            entry["repair"] = "no repair beats -Oz" if culprits else "the failure could not be narrowed down"
+            return False
+        entry["repair"] = best[1]
+        size, pipeline = best
+        repaired_from = f"dropped {', '.join(culprits)} from a rejected list"
+    return False
 
 
 def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobOutput) -> None:
@@ -343,4 +447,6 @@ def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobO
     if shorter != output.pipeline and reduced_size <= output.size:
         again = gate.check(evaluator.program, evaluator.compiler.passes(shorter))
         if again.passed:
-            output.pipeline, output.size, output.detail = shorter, int(reduced_size), again.description
+            repaired = output.detail.partition(" (repaired:")[2]
+            output.pipeline, output.size = shorter, int(reduced_size)
+            output.detail = again.description + (f" (repaired:{repaired}" if repaired else "")

@@ -11,8 +11,18 @@ best lists alike, whoever proposed them. No list leaves the tool unchecked.
 Proposers run inside jobs, in pool or Dask worker processes: they must be picklable,
 hashable (frozen dataclasses are both) and deterministic given their settings and the
 request, so that a resumed or distributed run proposes the same lists. Each job works
-on its own copy: :meth:`Proposer.tell` sees the outcomes of the chunk the copy
-proposed (``--chunk-size`` as large as the budget gives one ask per program).
+on its own copy.
+
+Two kinds of proposers:
+
+* **non-adaptive** (``adaptive = False``, random search): lists depend on the index
+  alone; the budget is cut in chunks, run anywhere in any order, each chunk asked at
+  once;
+* **adaptive** (``adaptive = True``, local search, black-box optimizers): a program's
+  whole search is one job, which asks ``batch_size`` lists at a time, measures them,
+  tells the outcomes and passes every measurement so far back in
+  :attr:`ProposalRequest.history`. A killed run re-runs the unfinished programs from
+  the start with the same seed, so it proposes the same lists.
 """
 
 from __future__ import annotations
@@ -20,38 +30,11 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from llm_compiler.core.program import Program
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.searchable import PassSet
-
-
-@dataclass(frozen=True)
-class ProposalRequest:
-    """What a proposer is asked for.
-
-    Attributes:
-        program: The program (its unoptimized IR and stable id).
-        pass_set: The searchable pass set lists should be drawn from.
-        start: The index of the first list asked for (lists ``start`` to
-            ``start + count - 1`` of this program).
-        count: How many lists are wanted.
-    """
-
-    program: Program
-    pass_set: PassSet
-    start: int
-    count: int
-
-    def __post_init__(self) -> None:
-        if self.start < 0 or self.count < 0:
-            raise ValueError(f"start and count must be >= 0 (got start={self.start}, count={self.count})")
-
-    @property
-    def indices(self) -> range:
-        """The indices of the lists asked for."""
-        return range(self.start, self.start + self.count)
 
 
 @dataclass(frozen=True)
@@ -78,11 +61,46 @@ class Evaluated:
         return self.outcome == "ok"
 
 
+@dataclass(frozen=True)
+class ProposalRequest:
+    """What a proposer is asked for.
+
+    Attributes:
+        program: The program (its unoptimized IR and stable id).
+        pass_set: The searchable pass set lists should be drawn from.
+        start: The index of the first list asked for (lists ``start`` to
+            ``start + count - 1`` of this program).
+        count: How many lists are wanted.
+        history: Every list measured for the program so far in this job, in the order
+            measured (the -Oz baseline and extra lists first); empty for non-adaptive
+            proposers.
+    """
+
+    program: Program
+    pass_set: PassSet
+    start: int
+    count: int
+    history: tuple[Evaluated, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.count < 0:
+            raise ValueError(f"start and count must be >= 0 (got start={self.start}, count={self.count})")
+
+    @property
+    def indices(self) -> range:
+        """The indices of the lists asked for."""
+        return range(self.start, self.start + self.count)
+
+
 class Proposer(abc.ABC):
     """Suggests pass lists for a program (see the module docstring)."""
 
     #: A short name for progress displays and records, e.g. ``"random search"``.
     name: str = "proposer"
+    #: Whether lists depend on earlier outcomes (see the module docstring).
+    adaptive: ClassVar[bool] = False
+    #: Lists asked at a time by an adaptive proposer's job.
+    batch_size: ClassVar[int] = 10
 
     @abc.abstractmethod
     def ask(self, request: ProposalRequest) -> list[PassList]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from llm_compiler.autotune.jobs import (
+    Candidate,
     JobOutput,
     TuneSettings,
     best_row,
@@ -83,6 +84,25 @@ class ProgramResult:
     def improvement_vs_oz(self) -> float:
         """Fractional binary-size reduction relative to -Oz (0.05 = 5% smaller)."""
         return 1.0 - self.best_size / self.oz_size if self.ok and self.oz_size else 0.0
+
+    @property
+    def why_not_better(self) -> str:
+        """Why a list smaller than the reported one was not used ("" when none was found).
+
+        Names the smallest rejected list's size, the check that failed, what failed and
+        what salvage tried.
+        """
+        smaller = [entry for entry in self.rejected if int(entry.get("size", 0) or 0) < self.best_size]
+        if not smaller:
+            return ""
+        entry = min(smaller, key=lambda e: int(e.get("size", 0)))
+        culprits = ", ".join(entry.get("culprits", [])) or "none found"
+        saving = 1.0 - int(entry["size"]) / self.oz_size if self.oz_size else 0.0
+        return (
+            f"a list of {entry['size']} bytes ({saving:.1%} below -Oz) was not used: "
+            f"{entry.get('check') or 'gate'} check, {entry['outcome']}: {str(entry['detail'])[:200]}; "
+            f"passes to blame: {culprits}; lists rejected in all: {len(self.rejected)}"
+        )
 
     @property
     def length(self) -> int:
@@ -156,6 +176,7 @@ class TuneReport:
                     "best_pipeline": p.best_pipeline,
                     "compiles": p.compiles,
                     "validation": p.validation if p.ok else p.detail,
+                    "why_not_better": p.why_not_better if p.ok else "",
                 }
                 for p in self.programs
             ],
@@ -271,8 +292,10 @@ class Tuner:
         settings, jobs = self.settings, []
         for program in programs:
             known = self._known(program)
-            for start in range(0, settings.budget, settings.chunk_size):
-                stop = min(settings.budget, start + settings.chunk_size)
+            # An adaptive proposer's search of one program is one job (see proposer.py).
+            chunk = settings.budget if settings.search.adaptive else settings.chunk_size
+            for start in range(0, settings.budget, chunk):
+                stop = min(settings.budget, start + chunk)
                 job: Job = (search_chunk_job, (settings, program, start, stop, known))
                 jobs.append((f"random:{program.id}:{start}", job, stop - start))
         self._run_jobs(settings.search.name, jobs, lambda output: None)
@@ -336,14 +359,14 @@ class Tuner:
                 final.add(result[0])
         return before, len(final)
 
-    def _ranked(self, program: Program) -> list[tuple[str, int]]:
+    def _ranked(self, program: Program) -> list[Candidate]:
+        """Every measured list of the program, smallest first; the minimized or
+        broadcast choice first among equals of its size."""
         rows = [r for r in self._known(program).values() if r.ok and r.mode == "exact" and r.pipeline]
-        rows.sort(key=lambda r: (r.size, len(r.pipeline), r.pipeline))
         chosen = self.store.result(program.id, "broadcast") or self.store.result(program.id, "minimize")
-        ranked = [(r.pipeline, int(r.size)) for r in rows]
-        if chosen is not None:
-            ranked = [(chosen[0], chosen[1])] + [item for item in ranked if item[0] != chosen[0]]
-        return ranked
+        preferred = chosen[0] if chosen is not None else ""
+        rows.sort(key=lambda r: (r.size, r.pipeline != preferred, len(r.pipeline), r.pipeline))
+        return [Candidate(r.pipeline, int(r.size), r.output_hash or "") for r in rows]
 
     def _validate_phase(self, programs: list[Program]) -> None:
         jobs = []

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from llm_compiler.files import atomic_write_text
+from llm_compiler.passes import safety
 from llm_compiler.passes.rules import RULES
 from llm_compiler.passes.searchable import (
     PAPER_SEARCHABLE_COUNT,
@@ -20,13 +22,14 @@ from llm_compiler.passes.searchable import (
     derive_pass_set,
     load_pass_set,
 )
-from llm_compiler.toolchain.llvm import find_toolchain
+from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 
 EXAMPLES = """examples:
   llm-compiler passes                      # the searchable set, with counts per IR level
   llm-compiler passes --excluded           # every other pass of opt and the rule that excluded it
   llm-compiler passes --json
   llm-compiler passes --regenerate --llvm-bin /usr/lib/llvm-19/bin   # rewrite passes/data/llvm-19.txt
+  llm-compiler passes --audit              # which passes break programs alone or after -Oz
 """
 
 
@@ -51,9 +54,23 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="derive the set again from opt (probing each pass) and write it",
     )
     parser.add_argument(
+        "--audit",
+        action="store_true",
+        help="run each searchable pass alone and after default<Oz> on the suites; passes that break "
+        "a program are left out of the default search (--pass-set safe)",
+    )
+    parser.add_argument(
+        "--suite",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --audit: suite to run (default: builtin; repeatable)",
+    )
+    parser.add_argument(
         "--output",
         metavar="PATH",
-        help="with --regenerate: where to write (default: the bundled passes/data/llvm-<major>.txt)",
+        help="with --regenerate: where to write (default: the bundled passes/data/llvm-<major>.txt); "
+        "with --audit: default: this machine's cache (bundled: passes/data/llvm-<major>-safety.json)",
     )
     parser.set_defaults(run=run)
 
@@ -61,16 +78,40 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     toolchain = find_toolchain(args.llvm_bin)
     pass_set = _regenerate(toolchain, args) if args.regenerate else load_pass_set(toolchain)
+    report = _audit(toolchain, args) if args.audit else safety.load_safety(toolchain)
     if args.json:
-        json.dump(_as_json(pass_set, args.excluded), sys.stdout, indent=2)
+        json.dump(_as_json(pass_set, args.excluded, report), sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     console = Console()
     if args.excluded:
         _print_excluded(console, pass_set)
     else:
-        _print_members(console, pass_set)
+        _print_members(console, pass_set, report)
     return 0
+
+
+def _audit(toolchain: Toolchain, args: argparse.Namespace) -> safety.SafetyReport:
+    from llm_compiler.cli.options import make_compiler
+    from llm_compiler.validation.audit import audit_pass_set
+    from llm_compiler.validation.gate import load_suites
+
+    with make_compiler(args) as compiler, Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("auditing passes (alone and after -Oz)", total=None)
+        report = audit_pass_set(
+            compiler,
+            load_suites(args.suite, compiler),
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    output = Path(args.output) if args.output else safety.cache_file(toolchain.version)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(output, json.dumps(report.to_json(), indent=1) + "\n")
+    Console(stderr=True).print(
+        f"{len(report.unsafe)} of {len(report.checked)} passes broke a program: "
+        f"{', '.join(report.unsafe) or 'none'}; wrote {output}",
+        highlight=False,
+    )
+    return report
 
 
 def _regenerate(toolchain: Any, args: argparse.Namespace) -> PassSet:
@@ -87,7 +128,7 @@ def _regenerate(toolchain: Any, args: argparse.Namespace) -> PassSet:
     return pass_set
 
 
-def _as_json(pass_set: PassSet, excluded: bool) -> dict[str, Any]:
+def _as_json(pass_set: PassSet, excluded: bool, report: safety.SafetyReport | None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "llvm_version": pass_set.llvm_version,
         "count": len(pass_set),
@@ -95,6 +136,17 @@ def _as_json(pass_set: PassSet, excluded: bool) -> dict[str, Any]:
         "counts_by_level": pass_set.counts_by_level(),
         "passes": [{"pass": member, "level": pass_set.level_of(member)} for member in pass_set.members],
     }
+    result["seen_to_break_programs"] = (
+        None
+        if report is None
+        else {
+            "llvm_version": report.llvm_version,
+            "suites": report.suites,
+            "passes": {
+                member: [vars(item) for item in report.evidence_for(member)] for member in report.unsafe
+            },
+        }
+    )
     if excluded:
         result["excluded"] = [
             {"name": e.name, "level": e.level, "rule": e.rule, "detail": e.detail}
@@ -103,13 +155,34 @@ def _as_json(pass_set: PassSet, excluded: bool) -> dict[str, Any]:
     return result
 
 
-def _print_members(console: Console, pass_set: PassSet) -> None:
+def _print_members(console: Console, pass_set: PassSet, report: safety.SafetyReport | None) -> None:
     table = Table(title=f"Searchable passes of LLVM {pass_set.llvm_version}")
     table.add_column("level")
     table.add_column("pass (as written in a pipeline)")
+    table.add_column("seen to break (left out of --pass-set safe)", overflow="fold")
+    unsafe = set(report.unsafe) if report is not None else set()
     for member in pass_set.members:
-        table.add_row(pass_set.level_of(member), member)
+        note = ""
+        if member in unsafe and report is not None:
+            evidence = report.evidence_for(member)
+            first = evidence[0]
+            note = f"{first.outcome} on {first.program} ({first.mode})"
+            if len(evidence) > 1:
+                note += f" and {len(evidence) - 1} more"
+        table.add_row(pass_set.level_of(member), member, note)
     console.print(table, markup=False)
+    if report is None:
+        console.print(
+            f"No audit for LLVM {pass_set.llvm_version}: the search draws from every pass "
+            "(run llm-compiler passes --audit).",
+            highlight=False,
+        )
+    else:
+        console.print(
+            f"{len(unsafe)} passes were seen to break a program (audit of LLVM {report.llvm_version} on "
+            f"{', '.join(report.suites)}); replay commands: llm-compiler passes --json.",
+            highlight=False,
+        )
     counts = ", ".join(f"{n} {level}" for level, n in pass_set.counts_by_level().items())
     console.print(
         f"{len(pass_set)} searchable passes ({counts}); LLM Compiler searched "

@@ -14,8 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from llm_compiler.autotune.export import export_run
-from llm_compiler.autotune.jobs import TuneSettings
+from llm_compiler.autotune.jobs import MAX_REJECTIONS, TuneSettings
 from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.options import (
     add_execution_options,
@@ -28,6 +29,7 @@ from llm_compiler.cli.options import (
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
+from llm_compiler.passes.safety import PASS_SET_CHOICES
 
 EXAMPLES = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
@@ -67,6 +69,20 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="also stop random search after this long per program (not reproducible)",
     )
+    search.add_argument(
+        "--search",
+        default=DEFAULT_SEARCH,
+        metavar="NAME",
+        help=f"how lists are proposed: random (LLM Compiler's random search), local (local search from "
+        f"the best lists so far), nevergrad[:OPTIMIZER] (the [search] extra); default: {DEFAULT_SEARCH}",
+    )
+    search.add_argument(
+        "--pass-set",
+        choices=PASS_SET_CHOICES,
+        default="safe",
+        help="passes the search draws from: safe (default: leaves out passes `llm-compiler passes --audit` "
+        "saw break a program) or full (LLM Compiler's whole set)",
+    )
     search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
     add_pass_list_option(
@@ -85,6 +101,14 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     search.add_argument(
         "--no-validate", action="store_true", help="report best lists without running them (unsafe)"
+    )
+    search.add_argument(
+        "--max-rejections",
+        type=int,
+        default=MAX_REJECTIONS,
+        metavar="N",
+        help=f"distinct lists validation may reject per program (each after salvage) before -Oz is kept "
+        f"(default: {MAX_REJECTIONS})",
     )
     search.add_argument(
         "--suite",
@@ -151,6 +175,9 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
         extra_lists=tuple(str(compiler.passes(text)) for text in args.passes),
         suites=tuple(args.suite) or ("builtin",),
         user_check=args.check,
+        proposer=make_proposer(args.search, args.seed, args.max_length),
+        max_rejections=max(1, args.max_rejections),
+        pass_set=args.pass_set,
     )
 
 
@@ -253,6 +280,8 @@ def _print_report(console: Console, report: TuneReport) -> None:
             f"  {result.program}: {result.best_pipeline}", highlight=False, markup=False, soft_wrap=True
         )
         console.print(f"    {result.validation}", highlight=False, markup=False, soft_wrap=True)
+        if result.why_not_better:
+            console.print(f"    {result.why_not_better}", highlight=False, markup=False, soft_wrap=True)
     failed = len(report.programs) - len(report.tuned)
     improved = sum(result.improved for result in report.tuned)
     console.print(

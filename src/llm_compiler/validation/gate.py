@@ -2,11 +2,21 @@
 
 A suite is named ``builtin``, ``csmith`` or ``csmith:N`` (N programs, default 20),
 or ``humaneval-x:PATH``. :class:`Gate` is what ``tune`` asks before a list leaves the
-tool: the list must pass PassListEval on the bundled suites, keep a runnable target's
-own behaviour (the differential run check) and keep the user's own check green
-(``--check CMD``, run with the candidate's object file). It says which of these
-applied, so a target that could only be checked against the bundled suites is
-reported as such.
+tool, in this order:
+
+1. **the target's own link** (:mod:`llm_compiler.validation.linkage`): the target
+   built with the list references no symbol that nothing would resolve;
+2. **PassListEval** on the suites: a miscompile of any suite program (wrong output,
+   crash, non-zero exit, timeout, compiler failure) rejects the list for every
+   target, since it shows a pass that breaks code; a suite program's *link* failure
+   does not, because step 1 decides whether a link failure can happen to this target
+   (a C unit never needs libstdc++'s inline-only bodies);
+3. a runnable target's own behaviour (the differential run check);
+4. the user's own check (``--check CMD``, run with the candidate's object file).
+
+It says which of these applied, so a target that could only be checked against the
+bundled suites is reported as such, and a rejection says which check failed, with
+what :mod:`llm_compiler.validation.salvage` needs to find the passes to blame.
 """
 
 from __future__ import annotations
@@ -25,8 +35,9 @@ from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.csmith import csmith_suite
 from llm_compiler.validation.differential import DifferentialChecker, is_runnable
+from llm_compiler.validation.linkage import LinkageCheck, build_command
 from llm_compiler.validation.outcomes import Outcome
-from llm_compiler.validation.passlisteval import PassListEval, default_cache_dir
+from llm_compiler.validation.passlisteval import PassListEval, ProgramCheck, default_cache_dir
 from llm_compiler.validation.suites import Suite, builtin_suite, humaneval_x_suite
 
 DEFAULT_CSMITH_PROGRAMS = 20
@@ -59,11 +70,25 @@ def load_suites(names: Sequence[str], compiler: Compiler, cache_dir: Path | None
 
 @dataclass(frozen=True)
 class GateResult:
-    """Whether a list may leave the tool for a program, and what was checked."""
+    """Whether a list may leave the tool for a program, and what was checked.
+
+    Attributes:
+        passed: Whether the list may be reported.
+        outcome: PASS, or the outcome of the failing check.
+        description: What was checked, or what failed, readable.
+        check: The check that rejected the list: ``"linkage"``, ``"suite"``,
+            ``"program"`` (the target's own run), ``"user"`` or ``"none"`` (nothing
+            could check); empty when it passed.
+        failure: For ``"suite"``, the failing program's check.
+        command: A shell command that replays the failure (empty when it passed).
+    """
 
     passed: bool
     outcome: Outcome
     description: str
+    check: str = ""
+    failure: ProgramCheck | None = None
+    command: str = ""
 
 
 class Gate:
@@ -86,41 +111,58 @@ class Gate:
     ) -> None:
         self.compiler = compiler
         self.evaluator = (
-            PassListEval(compiler, suites, cache_dir=cache_dir, stop_at_first_failure=True)
+            PassListEval(
+                compiler, suites, cache_dir=cache_dir, stop_at_first_failure=True, stop_on_link_failure=False
+            )
             if suites
             else None
         )
+        self.linkage = LinkageCheck(compiler)
         self.differential = DifferentialChecker(compiler)
         self.user_check = user_check
 
     def check(self, program: Program, passes: PassList) -> GateResult:
-        done = []
+        """Runs the checks in order; the first that fails decides."""
+        linkage = self.linkage.check(program, passes)
+        if not linkage.passed:
+            return GateResult(False, Outcome.LINK_FAIL, linkage.detail, "linkage", command=linkage.command)
+        done = ["the target's own link (its undefined symbols)"]
+        suite_note = ""
         if self.evaluator is not None:
             verdict = self.evaluator.check(passes)
-            if not verdict.passed:
-                failure = verdict.failures[0]
-                return GateResult(
-                    False, failure.outcome, f"PassListEval: {failure.outcome} on {failure.program}"
-                )
+            if verdict.miscompiles:
+                failure = verdict.miscompiles[0]
+                description = f"PassListEval: {failure.outcome} on {failure.program}"
+                return GateResult(False, failure.outcome, description, "suite", failure, failure.command)
             done.append(f"PassListEval ({sum(verdict.outcomes.values())} programs)")
+            if verdict.link_failures:
+                names = ", ".join(f.program for f in verdict.link_failures[:3])
+                suite_note = f"; link failures of {names} do not apply: the target's own object links"
         if is_runnable(program):
             result = self.differential.check(program, passes)
             if result.outcome.is_failure:
-                return GateResult(
-                    False, result.outcome, f"the program itself: {result.outcome} ({result.detail[:200]})"
-                )
+                description = f"the program itself: {result.outcome} ({result.detail[:200]})"
+                command = build_command(self.compiler, program, passes.pipeline)
+                command += f" && {self.differential.checker.link_line} && ./program"
+                return GateResult(False, result.outcome, description, "program", command=command)
             if result.outcome is Outcome.PASS:
                 done.append("the program's own output and exit status")
         if self.user_check:
             ok, detail = self._user_check(program, passes)
             if not ok:
-                return GateResult(False, Outcome.RUNTIME_FAIL, f"--check failed: {detail}")
+                command = f"LLM_COMPILER_PASSES={shlex.quote(passes.pipeline)} {self.user_check}"
+                description = f"--check failed: {detail}"
+                return GateResult(False, Outcome.RUNTIME_FAIL, description, "user", command=command)
             done.append(f"--check {self.user_check!r}")
-        if not done:
-            return GateResult(False, Outcome.UNSUPPORTED, "nothing could check this list")
-        only_suites = len(done) == 1 and self.evaluator is not None
-        note = " (only the bundled suites could check this target)" if only_suites else ""
-        return GateResult(True, Outcome.PASS, "passed: " + ", ".join(done) + note)
+        if len(done) == 1:
+            return GateResult(False, Outcome.UNSUPPORTED, "nothing could check this list", "none")
+        only_suites = len(done) == 2 and self.evaluator is not None
+        note = " (only the bundled suites could check this target's behaviour)" if only_suites else ""
+        return GateResult(True, Outcome.PASS, "passed: " + ", ".join(done) + note + suite_note)
+
+    def user_check_passes(self, program: Program, passes: PassList) -> bool:
+        """Whether the user's ``--check`` passes with ``passes`` (True when there is none)."""
+        return not self.user_check or self._user_check(program, passes)[0]
 
     def _user_check(self, program: Program, passes: PassList) -> tuple[bool, str]:
         with tempfile.TemporaryDirectory(prefix="llm-compiler-check-") as scratch:

@@ -10,9 +10,16 @@ once, cached). The verdict per program is one
 is a failure. Each failure carries the program, the evidence and a shell command that
 replays it.
 
-Work is shared three ways: programs are checked in parallel; a build whose optimized
-IR was checked before (same program, same IR hash) is not linked and run again; and
-whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
+Work is shared three ways: programs are checked in parallel; a program's verdict
+depends only on the object it is built from, so a build whose optimized IR was judged
+before (same program, same IR hash, by any list, in any run) takes that verdict
+without being linked or run again (:attr:`PassListEval.stats` counts these reuses);
+and whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
+
+With ``stop_at_first_failure`` a list stops being checked at its first failing
+program; ``stop_on_link_failure=False`` lets it go on past link failures, which is
+what :class:`~llm_compiler.validation.gate.Gate` needs: a suite program's link failure
+counts only where it can happen to the target, while a miscompile counts everywhere.
 """
 
 from __future__ import annotations
@@ -78,6 +85,16 @@ class Verdict:
     cached: bool = False
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def link_failures(self) -> tuple[ProgramCheck, ...]:
+        """Programs that did not link (not run, so nothing was miscompiled)."""
+        return tuple(f for f in self.failures if f.outcome is Outcome.LINK_FAIL)
+
+    @property
+    def miscompiles(self) -> tuple[ProgramCheck, ...]:
+        """Failures other than link failures: the list broke a program."""
+        return tuple(f for f in self.failures if f.outcome is not Outcome.LINK_FAIL)
+
     def to_json(self) -> dict[str, Any]:
         """``{"pipeline", "passed", "outcomes", "failures": [{"program", "outcome", "command"}]}``
         and more (suites, LLVM version, details)."""
@@ -118,8 +135,28 @@ class Verdict:
 
 
 #: Raised when the way runs are judged changes (2: a run stopped at its CPU-time limit
-#: is a timeout), so that no cached run or verdict of the old rules is reused.
-CACHE_FORMAT = 2
+#: is a timeout; 3: whole program checks kept by IR hash), so that no cached run or
+#: verdict of the old rules is reused.
+CACHE_FORMAT = 3
+
+
+@dataclass
+class CheckStats:
+    """How much checking work was reused.
+
+    Attributes:
+        checks: Program checks asked for (one per program per list checked).
+        reused: Checks answered from an earlier check of the same optimized IR.
+        verdicts_reused: Whole lists answered from the verdict cache.
+    """
+
+    checks: int = 0
+    reused: int = 0
+    verdicts_reused: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        return self.reused / self.checks if self.checks else 0.0
 
 
 def default_cache_dir() -> Path:
@@ -137,6 +174,10 @@ class PassListEval:
         limits: Limits of each test run.
         cache_dir: Where IR, reference outputs and verdicts are kept.
         stop_at_first_failure: Stop checking a list once one program fails.
+        stop_on_link_failure: With ``stop_at_first_failure``, whether a link failure
+            stops the check too (False: only a miscompile does).
+        reuse_checks: Reuse program verdicts by optimized-IR hash and check programs
+            that failed before first (False only to measure what that saves).
     """
 
     def __init__(
@@ -148,6 +189,8 @@ class PassListEval:
         limits: Limits | None = None,
         cache_dir: Path | None = None,
         stop_at_first_failure: bool = False,
+        stop_on_link_failure: bool = True,
+        reuse_checks: bool = True,
     ) -> None:
         if not suites or not any(suite.programs for suite in suites):
             raise InvalidInput("No test programs to check pass lists against.")
@@ -157,6 +200,10 @@ class PassListEval:
         self.limits = limits or Limits()
         self.checker = Checker(compiler.toolchain, link_timeout=compiler.timeout, limits=self.limits)
         self.stop_at_first_failure = stop_at_first_failure
+        self.stop_on_link_failure = stop_on_link_failure
+        self.reuse_checks = reuse_checks
+        self.stats = CheckStats()
+        self._failures: dict[str, int] = {}
         self.cache_dir = (cache_dir or default_cache_dir()) / compiler.llvm_version
         (self.cache_dir / "sources").mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -169,6 +216,8 @@ class PassListEval:
             """CREATE TABLE IF NOT EXISTS ir (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
                CREATE TABLE IF NOT EXISTS runs (key TEXT, ir_hash TEXT, stdout TEXT, returncode INTEGER,
                    timed_out INTEGER, PRIMARY KEY (key, ir_hash));
+               CREATE TABLE IF NOT EXISTS checks (key TEXT, ir_hash TEXT, outcome TEXT, detail TEXT,
+                   PRIMARY KEY (key, ir_hash));
                CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"""
         )
         self._programs: dict[str, Program | ProgramCheck] = {}
@@ -289,6 +338,8 @@ class PassListEval:
                 test.name, test.suite, Outcome.UNSUPPORTED, "the -O2 reference build does not pass"
             )
         command = self.replay_command(test, pipeline)
+        with self._lock:
+            self.stats.checks += 1
         try:
             obj, measurement = self.compiler.object_code(program, passes)
         except CompileTimeout as error:
@@ -297,7 +348,31 @@ class PassListEval:
             return ProgramCheck(
                 test.name, test.suite, Outcome.COMPILE_FAIL, f"{error}\n{error.stderr[-2000:]}", command
             )
-        result = self._link_and_run(test, obj, measurement.ir_hash)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT outcome, detail FROM checks WHERE key = ? AND ir_hash = ?",
+                (test.key, measurement.ir_hash),
+            ).fetchone()
+            if not self.reuse_checks:
+                row = None
+            if row is not None:
+                self.stats.reused += 1
+        if row is not None:
+            outcome = Outcome.from_label(row[0])
+            return ProgramCheck(test.name, test.suite, outcome, row[1], command if outcome.is_failure else "")
+        check = self._judge(test, reference, obj, measurement.ir_hash, command)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO checks VALUES (?, ?, ?, ?)",
+                (test.key, measurement.ir_hash, str(check.outcome), check.detail),
+            )
+        return check
+
+    def _judge(
+        self, test: TestProgram, reference: RunResult, obj: bytes, ir_hash: str, command: str
+    ) -> ProgramCheck:
+        """Links and runs one build and compares it with the reference."""
+        result = self._link_and_run(test, obj, ir_hash)
         if isinstance(result, LinkFailure):
             return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result.detail, command)
         if result.timed_out:
@@ -316,7 +391,8 @@ class PassListEval:
 
     def _verdict_key(self, pipeline: str) -> str:
         suites = ";".join(f"{suite.name}={suite.version}" for suite in self.suites)
-        return json.dumps([pipeline, suites, self.compiler.llvm_version, self.stop_at_first_failure])
+        stop = self.stop_at_first_failure and ("any" if self.stop_on_link_failure else "miscompile")
+        return json.dumps([pipeline, suites, self.compiler.llvm_version, stop])
 
     def check(self, passes: PassList, *, use_cache: bool = True) -> Verdict:
         """Checks ``passes`` on every program of the suites.
@@ -330,6 +406,7 @@ class PassListEval:
             with self._lock:
                 row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
             if row is not None:
+                self.stats.verdicts_reused += 1
                 return Verdict.from_json(json.loads(row[0]))
         started = time.monotonic()
         results: list[ProgramCheck] = []
@@ -339,12 +416,20 @@ class PassListEval:
             if stop.is_set():
                 return None
             check = self.check_program(test, passes)
-            if check.outcome.is_failure and self.stop_at_first_failure:
+            if check.outcome.is_failure:
+                with self._lock:
+                    self._failures[test.key] = self._failures.get(test.key, 0) + 1
+            stops = self.stop_on_link_failure or check.outcome is not Outcome.LINK_FAIL
+            if check.outcome.is_failure and self.stop_at_first_failure and stops:
                 stop.set()
             return check
 
+        # Programs that failed before go first: a list that breaks one stops sooner.
+        programs = self.programs
+        if self.reuse_checks:
+            programs.sort(key=lambda test: -self._failures.get(test.key, 0))
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            for check in pool.map(one, self.programs):
+            for check in pool.map(one, programs):
                 if check is not None:
                     results.append(check)
         counts = Counter(str(check.outcome) for check in results)

@@ -1,0 +1,153 @@
+"""Local search: evolve the best lists found so far instead of drawing each list anew.
+
+Random search spends most of its budget far from anything good: a list that beats -Oz
+is usually a handful of passes around a ``default<O*>`` pipeline, and a random list
+of 25 passes rarely is one. :class:`LocalSearch` starts like random search (list 0
+is -Oz, then ``warmup`` random lists) and then mostly proposes *neighbours* of the
+best lists measured so far: a parent drawn from the best few (biased towards the
+best), changed by one to three moves:
+
+* **insert** a pass drawn from the set at a random position;
+* **delete** a pass;
+* **replace** a pass by one drawn from the set;
+* **swap** two neighbouring passes;
+* **crossover**: the start of one parent and the end of another.
+
+A share of each batch (``explore``) is fresh random lists; when the best size has not
+improved for ``restart_after`` measurements that share rises to a half (a restart),
+so a search stuck around one list looks elsewhere. Lists already measured are never
+proposed again. Everything is drawn from a generator seeded by (seed, program id,
+index of the batch) and the history the job passes in, so a re-run proposes the same
+lists.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
+from llm_compiler.autotune.random_search import RandomSearch
+from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
+from llm_compiler.passes.sampling import MAX_LIST_LENGTH
+
+
+@dataclass(frozen=True)
+class LocalSearch(Proposer):
+    """Evolution from the best lists so far, with random restarts (module docstring).
+
+    Args:
+        seed: The run's seed.
+        max_length: The longest list.
+        warmup: Random lists first (-Oz included), before any neighbour.
+        parents: How many of the best lists children are drawn from.
+        explore: The share of fresh random lists once warm.
+        restart_after: Measurements without a new best before the search restarts.
+    """
+
+    seed: int = 0
+    max_length: int = MAX_LIST_LENGTH
+    warmup: int = 20
+    parents: int = 6
+    explore: float = 0.1
+    restart_after: int = 150
+    name: str = field(default="local search", init=False)
+    adaptive: ClassVar[bool] = True
+    batch_size: ClassVar[int] = 10
+
+    def ask(self, request: ProposalRequest) -> list[PassList]:
+        rng = random.Random(f"local:{self.seed}:{request.program.id}:{request.start}")
+        randoms = RandomSearch(self.seed, self.max_length)
+        seen = {item.pipeline for item in request.history}
+        ranked = _ranked(request.history)
+        explore = 0.5 if _stagnant(request.history) >= self.restart_after else self.explore
+        lists: list[PassList] = []
+        for index in request.indices:
+            if index < self.warmup or not ranked:
+                candidate = randoms.candidate(request, index)
+            elif rng.random() < explore:
+                candidate = randoms.candidate(request, index + rng.randrange(1 << 30))
+            else:
+                candidate = self._neighbour(rng, ranked, request, seen)
+            if candidate.pipeline in seen and index >= self.warmup:
+                candidate = self._neighbour(rng, ranked, request, seen) if ranked else candidate
+            seen.add(candidate.pipeline)
+            lists.append(candidate)
+        return lists
+
+    def _neighbour(
+        self,
+        rng: random.Random,
+        ranked: Sequence[tuple[PassNode, ...]],
+        request: ProposalRequest,
+        seen: set[str],
+    ) -> PassList:
+        """A list one to three moves away from a parent, not measured before (up to 30 tries)."""
+        members = request.pass_set.member_lists
+        top = ranked[: self.parents]
+        child: list[PassNode] = []
+        for _ in range(30):
+            child = list(top[int(len(top) * rng.random() ** 2)])
+            for _ in range(rng.choice((1, 1, 2, 3))):
+                child = _move(rng, child, members, top)
+            child = child[: self.max_length] or list(rng.choice(members))
+            if str(PassList(child)) not in seen:
+                break
+        return PassList(child)
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "proposer": type(self).__qualname__,
+            "seed": self.seed,
+            "max_length": self.max_length,
+            "warmup": self.warmup,
+            "parents": self.parents,
+            "explore": self.explore,
+            "restart_after": self.restart_after,
+        }
+
+
+def _ranked(history: Sequence[Evaluated]) -> list[tuple[PassNode, ...]]:
+    """Distinct measured lists, smallest first (shorter first among equals)."""
+    ok = sorted(
+        (item for item in history if item.ok and item.binary_size is not None),
+        key=lambda item: (item.binary_size, len(item.pipeline), item.pipeline),
+    )
+    return [tuple(parse_pipeline(item.pipeline)) for item in ok]
+
+
+def _stagnant(history: Sequence[Evaluated]) -> int:
+    """Measurements since the best size last improved."""
+    best, since = None, 0
+    for item in history:
+        if item.ok and item.binary_size is not None and (best is None or item.binary_size < best):
+            best, since = item.binary_size, 0
+        else:
+            since += 1
+    return since
+
+
+def _move(
+    rng: random.Random,
+    nodes: list[PassNode],
+    members: Sequence[PassList],
+    parents: Sequence[tuple[PassNode, ...]],
+) -> list[PassNode]:
+    """One random move (insert, delete, replace, swap or crossover) on ``nodes``."""
+    moves = ["insert", "replace", "crossover"] + (["delete", "swap"] if len(nodes) > 1 else [])
+    move = rng.choice(moves)
+    position = rng.randrange(len(nodes) + (move == "insert")) if nodes else 0
+    if move == "insert" or not nodes:
+        return nodes[:position] + list(rng.choice(members)) + nodes[position:]
+    if move == "delete":
+        return nodes[:position] + nodes[position + 1 :]
+    if move == "replace":
+        return nodes[:position] + list(rng.choice(members)) + nodes[position + 1 :]
+    if move == "swap":
+        position = min(position, len(nodes) - 2)
+        return [*nodes[:position], nodes[position + 1], nodes[position], *nodes[position + 2 :]]
+    other = list(rng.choice(parents))
+    cut = rng.randrange(len(other) + 1)
+    return nodes[:position] + other[cut:]

@@ -1,0 +1,122 @@
+"""Local search and nevergrad as proposers; validation salvages and explains what it rejects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.autotune.jobs import Candidate, TuneSettings, validate_job
+from llm_compiler.autotune.local_search import LocalSearch
+from llm_compiler.autotune.nevergrad_search import NevergradSearch
+from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
+from llm_compiler.autotune.random_search import RandomSearch
+from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
+from llm_compiler.autotune.tuner import ProgramResult, Tuner
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import InlineExecutor
+from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.corpus.program_set import ProgramSet
+from llm_compiler.errors import InvalidInput
+from tests.conftest import EXAMPLES
+
+#: On crc32.c with LLVM 19 this list beats -Oz (526 < 527 bytes); attributor breaks
+#: the suite's c_core_rec_tail.
+GOOD = "function(gvn),function(loop(loop-reduce)),module(scc-oz-module-inliner)"
+BROKEN = f"module(attributor),{GOOD}"
+
+
+def _request(
+    compiler: Compiler, start: int, count: int, history: tuple[Evaluated, ...] = ()
+) -> ProposalRequest:
+    program = compiler.load(EXAMPLES / "crc32.c")
+    return ProposalRequest(program, compiler.pass_set, start, count, history)
+
+
+def test_search_names() -> None:
+    assert make_proposer("random", 3) == RandomSearch(3)
+    assert make_proposer("local", 3) == LocalSearch(3)
+    assert make_proposer("nevergrad:TwoPointsDE", 3) == NevergradSearch(3, "TwoPointsDE")
+    assert TuneSettings(seed=3).search == make_proposer(DEFAULT_SEARCH, 3)
+    with pytest.raises(InvalidInput, match="Unknown search"):
+        make_proposer("annealing")
+
+
+def test_local_search_starts_random_then_proposes_new_neighbours_of_the_best(compiler: Compiler) -> None:
+    search = LocalSearch(seed=5, warmup=4)
+    warm = search.ask(_request(compiler, 0, 4))
+    assert warm == RandomSearch(5).ask(_request(compiler, 0, 4))  # list 0 is -Oz
+    history = (
+        Evaluated(OZ_PIPELINE, "ok", 527),
+        Evaluated(GOOD, "ok", 526),
+        Evaluated("function(sroa)", "ok", 900),
+        Evaluated("module(globaldce)", "compile-fail", None),
+    )
+    request = _request(compiler, 4, 30, history)
+    lists = search.ask(request)
+    assert lists == search.ask(request), "the same request gives the same lists"
+    texts = [str(passes) for passes in lists]
+    assert len(set(texts)) == len(texts) and not set(texts) & {item.pipeline for item in history}
+    for passes in lists:
+        compiler.pass_set.validate(passes)
+        assert len(passes) <= search.max_length
+    near_best = sum(1 for text in texts if "gvn" in text or "default<Oz>" in text)
+    assert near_best >= len(texts) // 2, texts
+
+
+@pytest.mark.parametrize("search", [LocalSearch(seed=2), NevergradSearch(seed=2)], ids=["local", "nevergrad"])
+def test_an_adaptive_search_runs_in_the_tuner_and_repeats_itself(
+    search: Proposer, tmp_path: Path, compiler: Compiler
+) -> None:
+    settings = TuneSettings(
+        budget=25, broadcast=0, minimize=False, validate=False, engine=compiler.engine, proposer=search
+    )
+    sources = list(ProgramSet([EXAMPLES / "crc32.c"]))
+    evaluated = []
+    for run in ("one", "two"):
+        store = Store(tmp_path / f"{run}.sqlite")
+        report = Tuner(settings, store, InlineExecutor(), compiler).run(sources)
+        rows = [row for row in store.iter_evaluations() if row["phase"] == "random"]
+        evaluated.append(sorted(row["pipeline"] for row in rows))
+        store.close()
+        assert report.tuned[0].best_size <= report.tuned[0].oz_size
+    assert evaluated[0] == evaluated[1]
+    assert 20 <= len(evaluated[0]) <= 27  # the budget, the unoptimized input and -Oz
+
+
+def test_a_rejected_list_is_salvaged_and_the_report_says_why(compiler: Compiler) -> None:
+    settings = TuneSettings(engine=compiler.engine, llvm_bin=str(compiler.toolchain.bin_dir))
+    program = compiler.load(EXAMPLES / "crc32.c")
+    oz = compiler.measure_oz(program).binary_size
+    broken = compiler.measure(program, compiler.passes(BROKEN))
+    output = validate_job(settings, program, [Candidate(BROKEN, broken.binary_size, broken.ir_hash)], oz, {})
+    assert output.size < oz and "attributor" not in output.pipeline  # GOOD, or GOOD minimized
+    assert "repaired: dropped module(attributor)" in output.detail
+    [rejection] = output.extra["rejected"]
+    assert rejection["check"] == "suite" and rejection["culprits"] == ["module(attributor)"]
+    assert rejection["repair"] == GOOD and "opt" in rejection["command"]
+    result = ProgramResult(
+        program="crc32.c",
+        program_id=program.id,
+        llvm_version=compiler.llvm_version,
+        status="ok",
+        oz_size=oz,
+        best_size=output.size,
+        best_pipeline=output.pipeline,
+        validation=output.detail,
+        rejected=tuple(output.extra["rejected"]),
+    )
+    if broken.binary_size < output.size:
+        assert "module(attributor)" in result.why_not_better
+    # Nothing to salvage: the same IR as a rejected list is not checked again, and
+    # -Oz is kept after the configured number of distinct rejections.
+    none = validate_job(
+        TuneSettings(engine=compiler.engine, max_rejections=1),
+        program,
+        [Candidate("module(attributor)", oz - 1, "x"), Candidate(BROKEN, oz - 1, "x")],
+        oz,
+        {},
+    )
+    assert none.pipeline == OZ_PIPELINE and len(none.extra["rejected"]) == 1
+    assert "failed validation; -Oz kept" in none.detail
