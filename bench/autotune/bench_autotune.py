@@ -9,8 +9,10 @@ Run, for the corpus's test split (its packages never chose anything)::
 
 Units are taken package by package in the order given (all of a package, or
 ``--per-package``, before the next; within a package in a fixed pseudo-random order),
-until ``--units``. A search is named as ``tune --search`` names it, optionally with the
-pass set it draws from: ``random@full`` is LLM Compiler's random search over the
+until ``--units``; ``--max-oz-size`` keeps only units whose -Oz object is at most that
+many bytes (compile time grows with size; units with no code are always left out). A
+search is named as ``tune --search`` names it, optionally with the pass set it draws
+from: ``random@full`` is LLM Compiler's random search over the
 paper's whole set; without a suffix, ``--pass-set`` applies. For each
 budget and search, a fresh tuning run with the same seed goes over them on a local
 pool of ``--jobs`` processes (search, minimization, broadcast, validation with
@@ -72,10 +74,29 @@ class PhaseClock(TuneProgress):
         self._close()
 
 
-def select(specs: list[str], packages: list[str], units: int, per_package: int) -> list[ProgramSource]:
-    """Units of ``packages`` in the given order (at most ``per_package`` each), in a fixed
-    pseudo-random order within each package."""
+def _oz_sizes(specs: list[str]) -> dict[str, int]:
+    """-Oz sizes of corpus units by unit id, from the corpus manifests named."""
+    sizes = {}
+    for spec in specs:
+        folder = Path(spec.removeprefix("corpus:").split("?")[0])
+        manifest = folder / "manifest.jsonl" if folder.is_dir() else folder
+        if manifest.is_file():
+            for line in manifest.read_text().splitlines():
+                if line.strip():
+                    unit = json.loads(line)
+                    sizes[unit["id"]] = int(unit.get("oz_size") or 0)
+    return sizes
+
+
+def select(
+    specs: list[str], packages: list[str], units: int, per_package: int, max_oz_size: int | None
+) -> list[ProgramSource]:
+    """Units of ``packages`` in the given order (at most ``per_package`` each, -Oz size at
+    most ``max_oz_size``), in a fixed pseudo-random order within each package."""
     sources = list(ProgramSet(specs))
+    if max_oz_size is not None:
+        sizes = _oz_sizes(specs)
+        sources = [s for s in sources if 0 < sizes.get(s.unit_id or "", 0) <= max_oz_size]
     if not packages:
         return sources[:units]
     chosen: list[ProgramSource] = []
@@ -149,6 +170,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--packages", nargs="*", default=[], help="take units of these packages, in order")
     parser.add_argument("--units", type=int, default=100)
     parser.add_argument("--per-package", type=int, default=10**9, help="at most N units of a package")
+    parser.add_argument("--max-oz-size", type=int, help="only units whose -Oz size is at most N bytes")
     parser.add_argument("--budgets", type=int, nargs="+", default=[100, 1000])
     parser.add_argument(
         "--searches",
@@ -162,7 +184,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", required=True, help="folder for each run's results")
     args = parser.parse_args(argv)
-    sources = select(args.programs, args.packages, args.units, args.per_package)
+    sources = select(args.programs, args.packages, args.units, args.per_package, args.max_oz_size)
     with Compiler(workers=1) as compiler:
         counts: dict[str, int] = {}
         for source in sources:

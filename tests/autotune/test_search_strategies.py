@@ -44,7 +44,7 @@ def test_search_names() -> None:
 
 
 def test_local_search_starts_random_then_proposes_new_neighbours_of_the_best(compiler: Compiler) -> None:
-    search = LocalSearch(seed=5, warmup=4)
+    search = LocalSearch(seed=5, warmup=4, explore=0.1)
     warm = search.ask(_request(compiler, 0, 4))
     assert warm == RandomSearch(5).ask(_request(compiler, 0, 4))  # list 0 is -Oz
     history = (

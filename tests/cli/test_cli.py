@@ -131,3 +131,19 @@ def test_tune_json_and_a_table_that_fits_80_columns(tmp_path: Path) -> None:
     # The whole list is printed once, on a line of its own, not folded into the table.
     assert f"  {CRC}: {best}" in table.stdout
     assert "programs improved:" in table.stdout and "/1" in table.stdout
+
+
+def test_tune_repairs_a_rejected_list_and_says_so(tmp_path: Path) -> None:
+    broken = "module(attributor),function(gvn),function(loop(loop-reduce)),module(scc-oz-module-inliner)"
+    args = ("tune", CRC, "--budget", "1", "--search", "random", "--passes", broken, "--no-minimize",
+            "--broadcast", "0", "--jobs", "1", "--out", str(tmp_path))  # fmt: skip
+    result = run_cli(*args)
+    assert result.returncode == 0, result.stderr
+    assert "repaired: dropped module(attributor)" in result.stdout
+    [record] = [json.loads(line) for line in (tmp_path / "best.jsonl").read_text().splitlines()]
+    [rejection] = record["rejected"]
+    assert rejection["pipeline"] == broken and rejection["culprits"] == ["module(attributor)"]
+    assert rejection["check"] == "suite" and "c_core_rec_tail" in rejection["detail"]
+    assert "attributor" not in record["best_pipeline"] and record["best_size"] < record["oz_size"]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert "why_not_better" in summary["programs"][0]

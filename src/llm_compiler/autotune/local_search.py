@@ -4,8 +4,8 @@ Random search spends most of its budget far from anything good: a list that beat
 is usually a handful of passes around a ``default<O*>`` pipeline, and a random list
 of 25 passes rarely is one. :class:`LocalSearch` starts like random search (list 0
 is -Oz, then ``warmup`` random lists) and then mostly proposes *neighbours* of the
-best lists measured so far: a parent drawn from the best few (biased towards the
-best), changed by one to three moves:
+best lists measured so far: a parent drawn from the best few (one per measured size,
+biased towards the best), changed by one to three moves:
 
 * **insert** a pass drawn from the set at a random position;
 * **delete** a pass;
@@ -13,9 +13,9 @@ best), changed by one to three moves:
 * **swap** two neighbouring passes;
 * **crossover**: the start of one parent and the end of another.
 
-A share of each batch (``explore``) is fresh random lists; when the best size has not
-improved for ``restart_after`` measurements that share rises to a half (a restart),
-so a search stuck around one list looks elsewhere. Lists already measured are never
+A share of each batch (``explore``, a quarter) is fresh random lists; when the best
+size has not improved for ``restart_after`` measurements that share rises to a half
+(a restart), so a search stuck around one list looks elsewhere. Lists already measured are never
 proposed again. Everything is drawn from a generator seeded by (seed, program id,
 index of the batch) and the history the job passes in, so a re-run proposes the same
 lists.
@@ -49,10 +49,10 @@ class LocalSearch(Proposer):
 
     seed: int = 0
     max_length: int = MAX_LIST_LENGTH
-    warmup: int = 20
-    parents: int = 6
-    explore: float = 0.1
-    restart_after: int = 150
+    warmup: int = 40
+    parents: int = 8
+    explore: float = 0.25
+    restart_after: int = 80
     name: str = field(default="local search", init=False)
     adaptive: ClassVar[bool] = True
     batch_size: ClassVar[int] = 10
@@ -110,12 +110,19 @@ class LocalSearch(Proposer):
 
 
 def _ranked(history: Sequence[Evaluated]) -> list[tuple[PassNode, ...]]:
-    """Distinct measured lists, smallest first (shorter first among equals)."""
+    """One list per measured size, smallest first (the shortest list of each size), so
+    that parents differ in what they do, not only in how they are written."""
     ok = sorted(
         (item for item in history if item.ok and item.binary_size is not None),
         key=lambda item: (item.binary_size, len(item.pipeline), item.pipeline),
     )
-    return [tuple(parse_pipeline(item.pipeline)) for item in ok]
+    seen: set[int | None] = set()
+    ranked = []
+    for item in ok:
+        if item.binary_size not in seen:
+            seen.add(item.binary_size)
+            ranked.append(tuple(parse_pipeline(item.pipeline)))
+    return ranked
 
 
 def _stagnant(history: Sequence[Evaluated]) -> int:

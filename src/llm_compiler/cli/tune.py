@@ -46,14 +46,16 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "tune",
         parents=[common],
-        help="autotune: random search, minimization, broadcast, validation",
+        help="autotune: search, minimization, broadcast, validation",
         description=(
-            "LLM Compiler's autotuner. Random search (lists of 1..50 searchable passes, -Oz always "
-            "evaluated as the baseline), minimization to a fixed point, broadcast of the most common "
-            "best lists, then validation: a list is only reported when it passes PassListEval on the "
-            "suites, keeps a runnable target's own output, and passes --check; otherwise the next best "
-            "list is tried, then -Oz is kept. Every evaluation is written to an SQLite store as it "
-            "completes; --resume continues a killed run."
+            "LLM Compiler's autotuner, with a better search. The search proposes --budget lists per "
+            "program (-Oz always evaluated as the baseline): local search from the best lists so far by "
+            "default, or the paper's random search (--search random). Then minimization to a fixed point, "
+            "broadcast of the most common best lists, and validation: a list is only reported when the "
+            "target still links, it passes PassListEval on the suites, keeps a runnable target's own "
+            "output, and passes --check. A rejected list is repaired (the passes to blame dropped) and "
+            "checked again; otherwise the next best list is tried, then -Oz is kept. Every evaluation is "
+            "written to an SQLite store as it completes; --resume continues a killed run."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -61,7 +63,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     add_program_arguments(parser)
     search = parser.add_argument_group("search")
     search.add_argument(
-        "--budget", type=int, default=100, help="random lists per program, -Oz included (default: 100)"
+        "--budget", type=int, default=100, help="lists searched per program, -Oz included (default: 100)"
     )
     search.add_argument(
         "--time-budget",
@@ -126,7 +128,12 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     add_execution_options(parser)
     run = parser.add_argument_group("results")
-    run.add_argument("--chunk-size", type=int, default=50, help="random candidates per job (default: 50)")
+    run.add_argument(
+        "--chunk-size",
+        type=int,
+        default=50,
+        help="lists per job for random search (default: 50; adaptive searches run one job per program)",
+    )
     run.add_argument(
         "--out", metavar="DIR", help="write summary.json, tables, objects and the store (tune.sqlite) there"
     )
