@@ -5,9 +5,10 @@ Run after ``bench/autotune/bench_autotune.py``::
     .venv/bin/python bench/autotune/run_corpus_programs.py --corpus /work/corpus \\
         --results /work/bench-autotune/*-*
 
-A corpus unit that defines ``main`` is a program: it is linked with every other unit
-of its package that defines no ``main`` (the library and helper files of that
-package), with ``-lm`` and the system libraries the package needs. Two builds are
+A corpus unit that defines ``main`` is a program: it is linked with the units of its
+package that define no ``main`` and resolve its references, transitively (read from
+the objects' symbol tables; a symbol several units define comes from the unit nearest
+the program's folder), with ``-lm`` and the system libraries the packages need. Two builds are
 compared: every unit at ``default<Oz>`` (the reference), and every unit with the list
 the run reported for it (``default<Oz>`` for units the run did not tune). Both run,
 sandboxed, on the same inputs: a text on standard input, a GIF file made by the
@@ -37,13 +38,15 @@ from pathlib import Path
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import CommandFailed
 from llm_compiler.toolchain.runner import run_command
-from llm_compiler.validation.sandbox import Limits, sandbox_command
+from llm_compiler.validation.linkage import undefined_symbols
+from llm_compiler.validation.sandbox import Limits, run_sandboxed
 
 TEXT = b"".join(
     f"line {i}: the quick brown fox jumps over the lazy dog {i * i % 97}\n".encode() for i in range(800)
 )
 PCM = b"".join(struct.pack("<h", int(8000 * math.sin(i / 7.0) * math.cos(i / 301.0))) for i in range(16000))
-SYSTEM_LIBRARIES = ("-lm", "-logg")
+#: After the corpus objects: what the corpus holds no C for (nettle's assembly, libogg, gmp).
+SYSTEM_LIBRARIES = ("-lm", "-lhogweed", "-lnettle", "-logg", "-lgmp")
 _MAIN = re.compile(r"^define [^@\n]*@main\(", re.MULTILINE)
 
 
@@ -84,11 +87,14 @@ def run_program(
         local = directory / executable.name
         local.write_bytes(executable.read_bytes())
         local.chmod(0o755)
-        limits = Limits(timeout=20, cpu_seconds=20)
-        command = sandbox_command([str(local), *scenario.argv], directory, limits)
-        env = {"LC_ALL": "C", **({"MALLOC_PERTURB_": "85"} if perturb else {})}
-        result = run_command(command, timeout=30, input=scenario.stdin, cwd=directory, env=env,
-                             check=False, subject=executable.name)  # fmt: skip
+        result = run_sandboxed(
+            local,
+            directory,
+            Limits(timeout=20, cpu_seconds=20, file_bytes=16 * 1024**2),
+            arguments=scenario.argv,
+            stdin=scenario.stdin,
+            environment={"MALLOC_PERTURB_": "85"} if perturb else None,
+        )
         written = {
             path.name: path.read_bytes()
             for path in directory.iterdir()
@@ -126,6 +132,57 @@ class Builder:
         return executable
 
 
+def defined_symbols(obj: Path) -> frozenset[str]:
+    """Global symbols an object defines (read with pyelftools)."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    with obj.open("rb") as stream:
+        elf = ELFFile(stream)
+        return frozenset(
+            symbol.name
+            for section in elf.iter_sections()
+            if isinstance(section, SymbolTableSection)
+            for symbol in section.iter_symbols()
+            if symbol.name
+            and symbol["st_shndx"] != "SHN_UNDEF"
+            and symbol["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
+        )
+
+
+def closure(
+    builder: Builder, main: dict[str, object], library: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    """The main unit and the library units that resolve its references, transitively.
+
+    A symbol several units define is taken from the unit whose folder shares the most
+    with the main unit's (a tool's own helpers before another tool's copy).
+    """
+    defines = {str(u["id"]): defined_symbols(builder.object(u, "default<Oz>")) for u in library}
+
+    def closeness(unit: dict[str, object]) -> int:
+        mine, theirs = Path(str(main["file"])).parent.parts, Path(str(unit["file"])).parent.parts
+        return next(
+            (i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+            min(len(mine), len(theirs)),
+        )
+
+    chosen = [main]
+    defined = set(defined_symbols(builder.object(main, "default<Oz>")))
+    wanted = set(undefined_symbols(builder.object(main, "default<Oz>").read_bytes()))
+    while wanted - defined:
+        symbol = sorted(wanted - defined)[0]
+        providers = [u for u in library if symbol in defines[str(u["id"])] and u not in chosen]
+        if not providers:
+            defined.add(symbol)  # from a system library, or left for the linker to report
+            continue
+        unit = max(providers, key=lambda u: (closeness(u), -len(str(u["file"]))))
+        chosen.append(unit)
+        defined |= defines[str(unit["id"])]
+        wanted |= undefined_symbols(builder.object(unit, "default<Oz>").read_bytes())
+    return chosen
+
+
 def check_package(
     builder: Builder, units: list[dict[str, object]], reported: dict[str, str], notes: list[str]
 ) -> tuple[int, int, int]:
@@ -141,7 +198,7 @@ def check_package(
     gif = None
     for unit in mains:
         name = f"{package}/{unit['file']}"
-        members = [unit, *library]
+        members = closure(builder, unit, library)
         reference = builder.link(members, [oz] * len(members), name)
         conservative = builder.link(members, ["default<O2>"] * len(members), name)
         lists = [reported.get(f"{package}/{u['file']}", oz) for u in members]

@@ -70,3 +70,20 @@ def test_a_crash_reads_as_its_signal(toolchain: Toolchain, tmp_path: Path) -> No
     assert RunResult(b"", b"", -signal.SIGABRT).killed_by == signal.SIGABRT
     assert RunResult(b"", b"", 128 + signal.SIGABRT).killed_by == signal.SIGABRT
     assert RunResult(b"", b"", 1).killed_by is None and RunResult(b"", b"", 255).killed_by is None
+
+
+def test_endless_output_is_bounded_and_arguments_stdin_and_environment_arrive(
+    toolchain: Toolchain, tmp_path: Path
+) -> None:
+    forever = build(toolchain, tmp_path, '#include <stdio.h>\nint main(void) { for (;;) puts("y"); }\n')
+    limits = Limits(timeout=20, cpu_seconds=20, file_bytes=1024**2)
+    result = run_sandboxed(forever, tmp_path, limits)
+    assert result.killed_by == signal.SIGXFSZ and len(result.stdout) <= 1024**2
+    echo = build(
+        toolchain,
+        tmp_path,
+        "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) { int c; "
+        'while ((c = getchar()) != EOF) putchar(c); printf(" %s %s\\n", argv[1], getenv("X")); return 4; }\n',
+    )
+    result = run_sandboxed(echo, tmp_path, arguments=["arg"], stdin=b"in", environment={"X": "x"})
+    assert (result.stdout, result.returncode) == (b"in arg x\n", 4)

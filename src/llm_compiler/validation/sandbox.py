@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import shutil
 import signal
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,22 +105,63 @@ def sandbox_command(argv: list[str], directory: Path, limits: Limits) -> list[st
     return command
 
 
-def run_sandboxed(binary: Path, directory: Path, limits: Limits | None = None) -> RunResult:
-    """Runs ``binary`` (inside ``directory``) isolated and limited."""
+#: Where a run's output goes inside its directory (files, so the file-size limit bounds
+#: them: a miscompiled program that prints forever cannot fill this process's memory).
+_STDOUT, _STDERR = ".llm-compiler-stdout", ".llm-compiler-stderr"
+
+
+def run_sandboxed(
+    binary: Path,
+    directory: Path,
+    limits: Limits | None = None,
+    *,
+    arguments: Sequence[str] = (),
+    stdin: bytes = b"",
+    environment: Mapping[str, str] | None = None,
+) -> RunResult:
+    """Runs ``binary`` (inside ``directory``) isolated and limited.
+
+    Args:
+        binary: The executable.
+        directory: Its working directory (the only one it may write to).
+        limits: Its limits (default: :class:`Limits`'s).
+        arguments: Its command-line arguments.
+        stdin: Bytes on its standard input.
+        environment: Variables it sees (``LC_ALL=C`` always).
+
+    Its standard output and error are written to files in ``directory``, so they are
+    bounded by ``limits.file_bytes`` like any file it writes; a program that writes
+    more is stopped (``SIGXFSZ``).
+    """
     limits = limits or Limits()
-    command = sandbox_command([str(binary.resolve())], directory, limits)
+    variables = [f"{key}={value}" for key, value in {"LC_ALL": "C", **(environment or {})}.items()]
+    shell = ["/bin/sh", "-c", f'exec "$@" >{_STDOUT} 2>{_STDERR}', "sh"]
+    argv = [*shell, "/usr/bin/env", "-i", *variables, str(binary.resolve()), *arguments]
+    command = sandbox_command(argv, directory, limits)
     try:
         result = run_command(
             command,
             timeout=limits.timeout,
+            input=stdin,
             cwd=directory,
             env={"LC_ALL": "C"},
             check=False,
             subject=binary.name,
         )
     except CompileTimeout as error:
-        return RunResult(b"", error.stderr.encode(), -9, timed_out=True)
+        return RunResult(_read(directory / _STDOUT), error.stderr.encode(), -9, timed_out=True)
     # Killed at the CPU-time limit (SIGXCPU; bubblewrap reports a signal as 128 + it):
     # a hang that used its CPU time before the wall-clock limit struck, not a crash.
     cpu_limit = result.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
-    return RunResult(result.stdout, result.stderr, result.returncode, timed_out=cpu_limit)
+    stderr = _read(directory / _STDERR) + result.stderr
+    return RunResult(_read(directory / _STDOUT), stderr, result.returncode, timed_out=cpu_limit)
+
+
+def _read(path: Path) -> bytes:
+    """A captured output file's bytes (removed), or nothing when the run never made it."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return b""
+    path.unlink(missing_ok=True)
+    return data
