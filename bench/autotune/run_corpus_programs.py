@@ -38,7 +38,7 @@ from pathlib import Path
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import CommandFailed
 from llm_compiler.toolchain.runner import run_command
-from llm_compiler.validation.linkage import undefined_symbols
+from llm_compiler.validation.linkage import defined_symbols, undefined_symbols
 from llm_compiler.validation.sandbox import Limits, run_sandboxed
 
 TEXT = b"".join(
@@ -109,6 +109,8 @@ class Builder:
     def __init__(self, compiler: Compiler, corpus: Path, work: Path) -> None:
         self.compiler, self.corpus, self.work = compiler, corpus, work
         self.objects: dict[tuple[str, str], Path] = {}
+        self._symbols: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._executables = 0
 
     def object(self, unit: dict[str, object], pipeline: str) -> Path:
         key = (str(unit["id"]), pipeline)
@@ -119,10 +121,19 @@ class Builder:
             self.objects[key] = path
         return self.objects[key]
 
+    def symbols(self, unit: dict[str, object]) -> tuple[frozenset[str], frozenset[str]]:
+        """What the unit's -Oz object defines and what it needs (read once)."""
+        key = str(unit["id"])
+        if key not in self._symbols:
+            blob = self.object(unit, "default<Oz>").read_bytes()
+            self._symbols[key] = (defined_symbols(blob), undefined_symbols(blob))
+        return self._symbols[key]
+
     def link(self, units: list[dict[str, object]], pipelines: list[str], name: str) -> Path | str:
         """The executable, or why it does not link."""
         objects = [str(self.object(unit, pipeline)) for unit, pipeline in zip(units, pipelines, strict=True)]
-        executable = self.work / f"program-{len(self.objects)}-{abs(hash(tuple(objects)))}"
+        self._executables += 1
+        executable = self.work / f"program-{self._executables}"
         clang = str(self.compiler.toolchain.tool("clang"))
         link = [clang, "-no-pie", "-fuse-ld=lld", *objects, *SYSTEM_LIBRARIES, "-o", str(executable)]
         try:
@@ -130,24 +141,6 @@ class Builder:
         except CommandFailed as error:
             return f"does not link: {error.stderr.strip().splitlines()[0][:160]}"
         return executable
-
-
-def defined_symbols(obj: Path) -> frozenset[str]:
-    """Global symbols an object defines (read with pyelftools)."""
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import SymbolTableSection
-
-    with obj.open("rb") as stream:
-        elf = ELFFile(stream)
-        return frozenset(
-            symbol.name
-            for section in elf.iter_sections()
-            if isinstance(section, SymbolTableSection)
-            for symbol in section.iter_symbols()
-            if symbol.name
-            and symbol["st_shndx"] != "SHN_UNDEF"
-            and symbol["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
-        )
 
 
 def closure(
@@ -158,7 +151,7 @@ def closure(
     A symbol several units define is taken from the unit whose folder shares the most
     with the main unit's (a tool's own helpers before another tool's copy).
     """
-    defines = {str(u["id"]): defined_symbols(builder.object(u, "default<Oz>")) for u in library}
+    defines = {str(u["id"]): builder.symbols(u)[0] for u in library}
 
     def closeness(unit: dict[str, object]) -> int:
         mine, theirs = Path(str(main["file"])).parent.parts, Path(str(unit["file"])).parent.parts
@@ -168,8 +161,7 @@ def closure(
         )
 
     chosen = [main]
-    defined = set(defined_symbols(builder.object(main, "default<Oz>")))
-    wanted = set(undefined_symbols(builder.object(main, "default<Oz>").read_bytes()))
+    defined, wanted = (set(symbols) for symbols in builder.symbols(main))
     while wanted - defined:
         symbol = sorted(wanted - defined)[0]
         providers = [u for u in library if symbol in defines[str(u["id"])] and u not in chosen]
@@ -179,7 +171,7 @@ def closure(
         unit = max(providers, key=lambda u: (closeness(u), -len(str(u["file"]))))
         chosen.append(unit)
         defined |= defines[str(unit["id"])]
-        wanted |= undefined_symbols(builder.object(unit, "default<Oz>").read_bytes())
+        wanted |= builder.symbols(unit)[1]
     return chosen
 
 

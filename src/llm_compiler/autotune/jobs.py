@@ -236,27 +236,28 @@ def search_chunk_job(
         deadline = time.monotonic() + settings.time_budget * (stop - start) / settings.budget
     proposer = settings.search
     pass_set = settings.search_pass_set(compiler)
-    if not proposer.adaptive:
-        request = ProposalRequest(program=program, pass_set=pass_set, start=start, count=stop - start)
+    # A non-adaptive proposer is asked once for the chunk; an adaptive one in batches,
+    # hearing every measurement so far (see proposer.py).
+    batch = proposer.batch_size if proposer.adaptive else stop - start
+    history: list[Evaluated] = []
+    if proposer.adaptive:
+        history = [
+            _evaluated(row) for row in evaluator.known.values() if row.mode == "exact" and row.pipeline
+        ]
+    index = start
+    while index < stop:
+        count = min(batch, stop - index)
+        lists = proposer.ask(ProposalRequest(program, pass_set, index, count, tuple(history)))[:count]
         outcomes = []
-        for index, passes in enumerate(proposer.ask(request)[: request.count], start):
+        for passes in lists:
             if deadline is not None and index > 0 and time.monotonic() > deadline:
                 break
             outcomes.append(_evaluated(evaluator.evaluate(passes)))
+            index += 1
         proposer.tell(program, outcomes)
-        return JobOutput(program_id=program.id, rows=evaluator.new)
-    history = [_evaluated(row) for row in evaluator.known.values() if row.mode == "exact" and row.pipeline]
-    index = start
-    while index < stop and (deadline is None or time.monotonic() <= deadline):
-        count = min(proposer.batch_size, stop - index)
-        request = ProposalRequest(program, pass_set, index, count, tuple(history))
-        lists = proposer.ask(request)[:count]
-        if not lists:
-            break
-        outcomes = [_evaluated(evaluator.evaluate(passes)) for passes in lists]
-        proposer.tell(program, outcomes)
-        history += outcomes
-        index += len(lists)
+        if len(outcomes) < count:
+            break  # the proposer ran dry, or the time budget ran out
+        history += outcomes if proposer.adaptive else []
     return JobOutput(program_id=program.id, rows=evaluator.new)
 
 
@@ -377,10 +378,12 @@ def validate_job(
     for position, candidate in enumerate(better):
         if candidate.output_hash and candidate.output_hash in rejected_outputs:
             continue
-        passed = _check_and_salvage(evaluator, gate, salvager, candidate, oz, output, rejected)
-        if passed:
-            if position > 0 or output.pipeline != candidate.pipeline:
+        repair = _check_and_salvage(evaluator, gate, salvager, candidate, oz, output, rejected)
+        if repair is not None:
+            if position > 0 or repair:
                 _keep_shorter_if_it_passes(evaluator, gate, output)
+            if repair:
+                output.detail += f" (repaired: {repair})"
             break
         rejected_outputs.add(candidate.output_hash)
         distinct_rejections += 1
@@ -403,18 +406,19 @@ def _check_and_salvage(
     oz: int,
     output: JobOutput,
     rejected: list[dict[str, Any]],
-) -> bool:
-    """Checks one candidate, repairing it while it fails; sets ``output`` when one passes."""
+) -> str | None:
+    """Checks one candidate, repairing it while it fails; sets ``output`` when one passes.
+
+    Returns None when nothing passed, else what was repaired ("" for the list as given).
+    """
     compiler, program = evaluator.compiler, evaluator.program
-    pipeline, size, repaired_from = candidate.pipeline, candidate.size, ""
+    pipeline, size, repair = candidate.pipeline, candidate.size, ""
     for _ in range(MAX_REPAIRS + 1):
         passes = compiler.passes(pipeline)
         result = gate.check(program, passes)
         if result.passed:
             output.pipeline, output.size, output.detail = pipeline, size, result.description
-            if repaired_from:
-                output.detail += f" (repaired: {repaired_from})"
-            return True
+            return repair
         culprits = salvager.culprits(program, passes, result)
         entry: dict[str, Any] = {
             "pipeline": pipeline,
@@ -433,11 +437,11 @@ def _check_and_salvage(
                 best = (int(row.size), row.pipeline)
         if best is None:
             entry["repair"] = "no repair beats -Oz" if culprits else "the failure could not be narrowed down"
-            return False
+            return None
         entry["repair"] = best[1]
         size, pipeline = best
-        repaired_from = f"dropped {', '.join(culprits)} from a rejected list"
-    return False
+        repair = f"dropped {', '.join(culprits)} from a rejected list"
+    return None
 
 
 def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobOutput) -> None:
@@ -447,6 +451,4 @@ def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobO
     if shorter != output.pipeline and reduced_size <= output.size:
         again = gate.check(evaluator.program, evaluator.compiler.passes(shorter))
         if again.passed:
-            repaired = output.detail.partition(" (repaired:")[2]
-            output.pipeline, output.size = shorter, int(reduced_size)
-            output.detail = again.description + (f" (repaired:{repaired}" if repaired else "")
+            output.pipeline, output.size, output.detail = shorter, int(reduced_size), again.description

@@ -102,6 +102,14 @@ def _bear(database: Path, jobs: int, makefile: str | None = None, target: str | 
     return [bear, "--output", str(database), "--", *make, *([target] if target else [])]
 
 
+def _traced_make(database: Path, jobs: int, tree: Path, toolchain: Toolchain, timeout: float) -> str:
+    """``make`` under ``bear`` into ``database``; a note on what failed ("" when it passed)."""
+    try:
+        return _run_steps([_bear(database, jobs)], tree, toolchain, timeout)
+    except LlmCompilerError as error:
+        return str(error)
+
+
 def _run_steps(steps: list[list[str]], tree: Path, toolchain: Toolchain, timeout: float) -> str:
     """Runs build steps in order; returns a note on the first failure ("" when all passed).
 
@@ -174,10 +182,7 @@ def capture_compile_commands(
         steps = [["sh", "./configure"]]
         note = _run_steps(steps, tree, toolchain, timeout)
         if not note:
-            try:
-                note = _run_steps([_bear(database, jobs)], tree, toolchain, timeout)
-            except LlmCompilerError as error:
-                note = str(error)
+            note = _traced_make(database, jobs, tree, toolchain, timeout)
         commands = _read_database(database)
         notes.append(note)
     elif (tree / "CMakeLists.txt").is_file() and shutil.which("cmake"):
@@ -204,10 +209,7 @@ def capture_compile_commands(
         notes.append(note)
     elif (tree / "Makefile").is_file() or (tree / "makefile").is_file():
         method = "make"
-        try:
-            note = _run_steps([_bear(database, jobs)], tree, toolchain, timeout)
-        except LlmCompilerError as error:
-            note = str(error)
+        note = _traced_make(database, jobs, tree, toolchain, timeout)
         commands = _read_database(database)
         notes.append(note)
     if not commands and (tree / "debian" / "rules").is_file():

@@ -17,6 +17,7 @@ may use any searchable pass.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -155,8 +156,11 @@ def safe_subset(pass_set: PassSet, report: SafetyReport | None) -> PassSet:
     return replace(pass_set, members=members, exclusions=tuple(exclusions))
 
 
+@functools.lru_cache(maxsize=8)
 def search_pass_set(toolchain: Toolchain, choice: str = "safe") -> PassSet:
     """What the search draws from: ``"safe"`` (default) or ``"full"`` (the paper's set).
+
+    Made once per process (every search job asks for it).
 
     Raises:
         InvalidInput: ``choice`` is neither.

@@ -73,6 +73,15 @@ def undefined_symbols(obj: bytes) -> frozenset[str]:
     return frozenset(_symbols(obj, defined=False))
 
 
+def defined_symbols(obj: bytes) -> frozenset[str]:
+    """The global symbols an object file defines for others.
+
+    Raises:
+        InvalidInput: ``obj`` is not an ELF file.
+    """
+    return frozenset(_symbols(obj, defined=True))
+
+
 def _archive_members(blob: bytes) -> Iterator[bytes]:
     """The member files of a Unix ``ar`` archive (the symbol index and name table skipped)."""
     if not blob.startswith(b"!<arch>\n"):

@@ -11,9 +11,10 @@ is a failure. Each failure carries the program, the evidence and a shell command
 replays it.
 
 Work is shared three ways: programs are checked in parallel; a program's verdict
-depends only on the object it is built from, so a build whose optimized IR was judged
-before (same program, same IR hash, by any list, in any run) takes that verdict
-without being linked or run again (:attr:`PassListEval.stats` counts these reuses);
+depends only on the object it is built from, so a build whose optimized IR was linked
+and run before (same program, same IR hash, by any list, in any run) is judged on how
+that ended, link failures included, without a new link or run
+(:attr:`PassListEval.stats` counts these reuses);
 and whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
 
 With ``stop_at_first_failure`` a list stops being checked at its first failing
@@ -135,9 +136,9 @@ class Verdict:
 
 
 #: Raised when the way runs are judged changes (2: a run stopped at its CPU-time limit
-#: is a timeout; 3: whole program checks kept by IR hash), so that no cached run or
-#: verdict of the old rules is reused.
-CACHE_FORMAT = 3
+#: is a timeout; 3: program checks kept by IR hash; 4: link failures kept with runs
+#: instead), so that no cached run or verdict of the old rules is reused.
+CACHE_FORMAT = 4
 
 
 @dataclass
@@ -215,9 +216,7 @@ class PassListEval:
         self._db.executescript(
             """CREATE TABLE IF NOT EXISTS ir (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
                CREATE TABLE IF NOT EXISTS runs (key TEXT, ir_hash TEXT, stdout TEXT, returncode INTEGER,
-                   timed_out INTEGER, PRIMARY KEY (key, ir_hash));
-               CREATE TABLE IF NOT EXISTS checks (key TEXT, ir_hash TEXT, outcome TEXT, detail TEXT,
-                   PRIMARY KEY (key, ir_hash));
+                   timed_out INTEGER, link_detail TEXT, PRIMARY KEY (key, ir_hash));
                CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"""
         )
         self._programs: dict[str, Program | ProgramCheck] = {}
@@ -262,31 +261,30 @@ class PassListEval:
             self._programs[test.key] = program
         return program
 
-    def _link_and_run(self, test: TestProgram, obj: bytes, ir_hash: str) -> RunResult | LinkFailure:
-        """Runs a build with the checker, or recalls the run of the same IR (link
-        failures are not kept: they are cheap to find again)."""
+    def _link_and_run(
+        self, test: TestProgram, obj: bytes, ir_hash: str, *, recall_link_failures: bool = True
+    ) -> tuple[RunResult | LinkFailure, bool]:
+        """Runs a build with the checker, or recalls how the same program's same IR
+        ended before (in any run): the run, or the link failure. Returns the result and
+        whether it was recalled."""
         with self._lock:
             row = self._db.execute(
-                "SELECT stdout, returncode, timed_out FROM runs WHERE key = ? AND ir_hash = ?",
+                "SELECT stdout, returncode, timed_out, link_detail FROM runs WHERE key = ? AND ir_hash = ?",
                 (test.key, ir_hash),
             ).fetchone()
-        if row is not None:
-            return RunResult(base64.b64decode(row[0]), b"", row[1], bool(row[2]))
+        if row is not None and row[3] is None:
+            return RunResult(base64.b64decode(row[0]), b"", row[1], bool(row[2])), True
+        if row is not None and recall_link_failures:
+            return LinkFailure(row[3]), True
         result = self.checker.link_and_run(obj, subject=test.name)
         if isinstance(result, LinkFailure):
-            return result
+            values: tuple[object, ...] = (test.key, ir_hash, "", 0, 0, result.detail)
+        else:
+            stdout = base64.b64encode(result.stdout).decode()
+            values = (test.key, ir_hash, stdout, result.returncode, int(result.timed_out), None)
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
-                (
-                    test.key,
-                    ir_hash,
-                    base64.b64encode(result.stdout).decode(),
-                    result.returncode,
-                    int(result.timed_out),
-                ),
-            )
-        return result
+            self._db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)", values)
+        return result, False
 
     def _reference(self, test: TestProgram, program: Program) -> RunResult | None:
         with self._lock:
@@ -298,7 +296,7 @@ class PassListEval:
         except CommandFailed:
             pass  # the reference does not build: the program is unsupported
         else:
-            result = self._link_and_run(test, obj, measurement.ir_hash)
+            result, _ = self._link_and_run(test, obj, measurement.ir_hash)
             if isinstance(result, RunResult) and result.returncode == 0:
                 reference = result
         with self._lock:
@@ -348,31 +346,20 @@ class PassListEval:
             return ProgramCheck(
                 test.name, test.suite, Outcome.COMPILE_FAIL, f"{error}\n{error.stderr[-2000:]}", command
             )
-        with self._lock:
-            row = self._db.execute(
-                "SELECT outcome, detail FROM checks WHERE key = ? AND ir_hash = ?",
-                (test.key, measurement.ir_hash),
-            ).fetchone()
-            if not self.reuse_checks:
-                row = None
-            if row is not None:
+        # The reuse counted is that of builds other lists made; the old mode (to
+        # measure what reuse saves) links repeated link failures again.
+        result, recalled = self._link_and_run(
+            test, obj, measurement.ir_hash, recall_link_failures=self.reuse_checks
+        )
+        if recalled and self.reuse_checks:
+            with self._lock:
                 self.stats.reused += 1
-        if row is not None:
-            outcome = Outcome.from_label(row[0])
-            return ProgramCheck(test.name, test.suite, outcome, row[1], command if outcome.is_failure else "")
-        check = self._judge(test, reference, obj, measurement.ir_hash, command)
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO checks VALUES (?, ?, ?, ?)",
-                (test.key, measurement.ir_hash, str(check.outcome), check.detail),
-            )
-        return check
+        return self._judge(test, reference, result, command)
 
     def _judge(
-        self, test: TestProgram, reference: RunResult, obj: bytes, ir_hash: str, command: str
+        self, test: TestProgram, reference: RunResult, result: RunResult | LinkFailure, command: str
     ) -> ProgramCheck:
-        """Links and runs one build and compares it with the reference."""
-        result = self._link_and_run(test, obj, ir_hash)
+        """Compares how one build ended with the reference."""
         if isinstance(result, LinkFailure):
             return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result.detail, command)
         if result.timed_out:
