@@ -9,8 +9,9 @@ suite, alternately, each with its own empty cache, the way ``tune``'s gate check
 * **before**: every program is linked and run unless the very same optimized IR was
   run before (the run cache of earlier versions); link failures are linked again;
   programs are checked in suite order;
-* **after**: each program's verdict is kept by the hash of its optimized IR (link
-  failures too) and reused by any later list; programs that failed before go first.
+* **after**: link failures are kept by the hash of the optimized IR beside the runs,
+  so any later list that builds the same IR is judged without a link or a run;
+  programs that failed before go first.
 
 The lists are what validation sees: half short lists of 1 to 5 passes (minimized
 lists are 3 to 4 passes long), half random lists of 1 to 50 passes, drawn from the
