@@ -19,6 +19,7 @@ from llm_compiler.core.executors import InlineExecutor
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.errors import InvalidInput
+from llm_compiler.passes.pipeline import parse_pipeline
 from tests.conftest import EXAMPLES
 
 #: On crc32.c with LLVM 19 this list beats -Oz (526 < 527 bytes); attributor breaks
@@ -61,8 +62,21 @@ def test_local_search_starts_random_then_proposes_new_neighbours_of_the_best(com
     for passes in lists:
         compiler.pass_set.validate(passes)
         assert len(passes) <= search.max_length
-    near_best = sum(1 for text in texts if "gvn" in text or "default<Oz>" in text)
-    assert near_best >= len(texts) // 2, texts
+    # Neighbours lie a few moves from a measured list; random lists almost never do (over
+    # seeds 0-29: at least 73% of local search's lists, at most 17% of random search's).
+    parents = [tuple(parse_pipeline(item.pipeline)) for item in history if item.ok]
+    near = [passes for passes in lists if min(_moves(tuple(passes), p) for p in parents) <= 3]
+    assert len(near) >= 0.6 * len(lists), texts
+
+
+def _moves(a: tuple[object, ...], b: tuple[object, ...]) -> int:
+    """Edit distance between two lists, counted in passes."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[:], i
+        for j, y in enumerate(b, 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x != y))
+    return row[-1]
 
 
 @pytest.mark.parametrize("search", [LocalSearch(seed=2), NevergradSearch(seed=2)], ids=["local", "nevergrad"])

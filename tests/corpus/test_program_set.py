@@ -90,6 +90,19 @@ def test_files_folders_and_compile_commands(tmp_path: Path, compiler: Compiler) 
     assert source.load(compiler).id == examples[1].load(compiler).id
 
 
+def test_a_program_has_the_same_id_wherever_its_file_lies(tmp_path: Path, compiler: Compiler) -> None:
+    """The search's draws are seeded by the id, so results must not depend on the clone's path."""
+    ids = set()
+    for folder in ("a", "b/deeper"):
+        copy = tmp_path / folder / "crc32.c"
+        copy.parent.mkdir(parents=True)
+        copy.write_text((EXAMPLES / "crc32.c").read_text())
+        program = compiler.load(copy)
+        assert str(copy) in program.ir  # clang names the source by the path it was given
+        ids.add(program.id)
+    assert len(ids) == 1
+
+
 def test_a_corpus_unit_loads_as_llvm_prints_it(corpus: Path, compiler: Compiler) -> None:
     source = next(iter(ProgramSet([f"corpus:{corpus}?kind=function&limit=1"])))
     program = source.load(compiler)

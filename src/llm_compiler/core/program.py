@@ -11,12 +11,19 @@ them.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 OZ_PIPELINE = "default<Oz>"
 O0_PIPELINE = "default<O0>"
 _MODULE_ID_COMMENT = "; ModuleID = "
+_SOURCE_FILENAME = re.compile(r'^source_filename = "([^"\n]*)"$', re.MULTILINE)
+
+
+def _without_directory(match: re.Match[str]) -> str:
+    name = match.group(1).replace("\\5C", "/").rsplit("/", 1)[-1]
+    return f'source_filename = "{name}"'
 
 
 @dataclass(frozen=True)
@@ -41,11 +48,15 @@ class Program:
 
         A first ``; ModuleID = ...`` line is left out: LLVM prints there the name it
         read the module from (a path, ``<stdin>``), which is a comment when the text is
-        read back. The same IR therefore has the same id wherever its file lies.
+        read back. The directory in ``source_filename`` is left out too: clang writes
+        there the path it was given, often absolute, and it changes nothing the IR
+        does. The same IR therefore has the same id wherever its file lies, and a
+        search seeded by the id draws the same lists in every clone.
         """
         text = self.ir
         if text.startswith(_MODULE_ID_COMMENT):
             text = text.partition("\n")[2]
+        text = _SOURCE_FILENAME.sub(_without_directory, text, count=1)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
