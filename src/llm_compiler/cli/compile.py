@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-from llm_compiler.cli.options import add_pass_list_option, frontend_options, make_compiler
+from llm_compiler.cli.options import add_pass_list_option, frontend_options, make_compiler, user_pass_list
 from llm_compiler.corpus.program_set import ProgramSource
 
 EXAMPLES = """examples:
@@ -28,14 +28,14 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", metavar="FILE", help="a C/C++ source or an IR file")
-    add_pass_list_option(parser, "opt -passes= pipeline (default: none)")
+    add_pass_list_option(parser, "opt -passes= pipeline (default: none)", adapt=True)
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.ll, OUT.bc, OUT.o or OUT.s")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     compiler = make_compiler(args)
-    passes = compiler.passes(args.passes) if args.passes else None
+    passes = user_pass_list(compiler, args.passes, args.passes_from_llvm) if args.passes else None
     path = Path(args.file)
     program = ProgramSource(str(path), path, "", options=frontend_options(args)).load(compiler)
     output = compiler.compile_to(program, passes, Path(args.output))

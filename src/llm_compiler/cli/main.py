@@ -26,7 +26,18 @@ from llm_compiler import __version__
 from llm_compiler.cli.options import common_options
 from llm_compiler.errors import LlmCompilerError
 
-SUBCOMMANDS = ("measure", "compile", "passes", "tune", "validate", "corpus", "data")
+SUBCOMMANDS = (
+    "measure",
+    "compile",
+    "passes",
+    "tune",
+    "validate",
+    "corpus",
+    "data",
+    "optimize",
+    "disassemble",
+    "emulate",
+)
 
 EPILOG = """examples:
   llm-compiler measure examples/crc32.c
@@ -36,6 +47,9 @@ EPILOG = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
   llm-compiler tune 'corpus:~/.local/share/llm-compiler/corpus?split=test&limit=50' --out runs/test
   llm-compiler validate --passes 'module(default<Oz>)'
+  llm-compiler optimize examples/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out results/
+  llm-compiler disassemble crc32.s --model hf:facebook/llm-compiler-7b-ftd -o crc32.ll
+  llm-compiler emulate examples/crc32.c --passes 'module(default<Oz>)' --model hf:facebook/llm-compiler-7b
 """
 
 

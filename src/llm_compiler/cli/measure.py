@@ -10,7 +10,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from llm_compiler.cli.options import add_pass_list_option, add_program_arguments, make_compiler, program_set
+from llm_compiler.cli.options import (
+    add_pass_list_option,
+    add_program_arguments,
+    make_compiler,
+    program_set,
+    user_pass_list,
+)
 
 EXAMPLES = """examples:
   llm-compiler measure examples/crc32.c
@@ -34,14 +40,14 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_program_arguments(parser)
-    add_pass_list_option(parser, "an opt -passes= pipeline to measure too")
+    add_pass_list_option(parser, "an opt -passes= pipeline to measure too", adapt=True)
     parser.add_argument("--json", action="store_true", help="one JSON object per program on stdout")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     compiler = make_compiler(args)
-    passes = compiler.passes(args.passes) if args.passes else None
+    passes = user_pass_list(compiler, args.passes, args.passes_from_llvm) if args.passes else None
     records = []
     for source in program_set(args):
         program = source.load(compiler)
@@ -58,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         records.append(record)
     if not args.json:
-        _print_table(records, compiler.llvm_version, args.passes)
+        _print_table(records, compiler.llvm_version, str(passes) if passes else None)
     return 0
 
 

@@ -9,7 +9,11 @@
 * :func:`add_execution_options`: where jobs run (``--dask-local``, ``--dask-scheduler``;
   ``--jobs`` is common).
 * :func:`add_pass_list_option`: ``--passes PIPELINE``, repeatable where a command
-  applies several lists.
+  applies several lists, and ``--passes-from-llvm MAJOR`` where the command runs them
+  through :func:`user_pass_list` (adapted to the installed LLVM, each change said on
+  standard error; :mod:`llm_compiler.passes.versions`).
+* :func:`add_model_options`: ``--model SPEC``, sampling and the backends' settings;
+  :func:`model_from_args` loads the model (importing only its backend).
 
 ``--jobs N`` means the same everywhere: N processes compile at once (pool workers for
 ``tune`` and ``data``, in-process compile workers for ``measure``, ``validate`` and
@@ -22,11 +26,16 @@ import argparse
 import logging
 import os
 
+from rich.console import Console
+
 from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
 from llm_compiler.core.engines import Engine
 from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.corpus.store import SPLITS
+from llm_compiler.models.base import Model
+from llm_compiler.passes.pipeline import PassList
+from llm_compiler.passes.versions import MODEL_LLVM, adapt_user_pass_list
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.llvm import find_toolchain
 
@@ -133,12 +142,50 @@ def make_executor(args: argparse.Namespace) -> Executor:
     return LocalExecutor(args.jobs)
 
 
-def add_pass_list_option(parser: argparse.ArgumentParser, help: str, *, repeatable: bool = False) -> None:
-    """``--passes PIPELINE``: an ``opt -passes=`` pipeline (repeatable where asked)."""
+def add_pass_list_option(
+    parser: argparse.ArgumentParser,
+    help: str,
+    *,
+    repeatable: bool = False,
+    adapt: bool = False,
+) -> None:
+    """``--passes PIPELINE``: an ``opt -passes=`` pipeline (repeatable where asked); with
+    ``adapt``, also ``--passes-from-llvm`` for commands that read lists with :func:`user_pass_list`."""
     if repeatable:
         parser.add_argument("--passes", action="append", default=[], metavar="PIPELINE", help=help)
     else:
         parser.add_argument("--passes", metavar="PIPELINE", help=help)
+    if adapt:
+        parser.add_argument(
+            "--passes-from-llvm",
+            type=int,
+            metavar="MAJOR",
+            help=f"the LLVM version --passes is written for: {MODEL_LLVM} (LLM Compiler's) maps its renamed "
+            "passes to the installed opt's (default: the installed version; either way a plain instcombine "
+            "runs without the fixpoint check that aborts LLVM >= 18)",
+        )
+
+
+def user_pass_list(compiler: Compiler, text: str, source_llvm: int | None = None) -> PassList:
+    """A pass list from the command line, adapted to the installed LLVM and checked by the gate.
+
+    Each change (``instcombine -> instcombine<no-verify-fixpoint>: ...``) is said on
+    standard error.
+
+    Raises:
+        InvalidPassList: The list is not valid, or names a pass with no sound equivalent.
+    """
+    adapted = adapt_user_pass_list(text, compiler.pass_set, source_llvm=source_llvm)
+    console = Console(stderr=True)
+    for line in adapted.summary():
+        console.print(
+            f"pass list adapted to LLVM {compiler.llvm_version}: {line}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    compiler.check(adapted.passes)
+    return adapted.passes
 
 
 def frontend_options(args: argparse.Namespace) -> FrontendOptions:
@@ -167,3 +214,48 @@ def make_compiler(args: argparse.Namespace) -> Compiler:
     )
     logging.getLogger("llm_compiler").info("LLVM %s, %s", toolchain.version, compiler.engine_note)
     return compiler
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--model SPEC`` and how it generates; backend settings default to the backend's own."""
+    group = parser.add_argument_group("model")
+    group.add_argument(
+        "--model",
+        required=required,
+        metavar="SPEC",
+        help="hf:PATH_OR_ID, vllm:PATH_OR_ID, gguf:FILE, openai:URL[#MODEL] or replay:FILE.jsonl",
+    )
+    group.add_argument("--samples", type=int, default=1, metavar="K", help="answers per prompt (default: 1)")
+    group.add_argument(
+        "--temperature", type=float, default=0.0, help="sampling temperature (default: 0, greedy)"
+    )
+    group.add_argument("--model-seed", type=int, default=0, metavar="N", help="seed of sampling (default: 0)")
+    group.add_argument("--device", help="hf: cpu, cuda, cuda:N or auto (default: auto)")
+    group.add_argument("--dtype", help="hf, vllm: auto (default), float32, float16 or bfloat16")
+    group.add_argument(
+        "--context", type=int, metavar="TOKENS", help="use a shorter context than the model's (saves memory)"
+    )
+    group.add_argument("--tensor-parallel", type=int, metavar="N", help="vllm: GPUs to split the model over")
+    group.add_argument("--gpu-layers", type=int, metavar="N", help="gguf: layers offloaded to a GPU")
+    group.add_argument(
+        "--tokenizer", metavar="PATH", help="openai, replay: count tokens with this tokenizer.json or folder"
+    )
+    group.add_argument(
+        "--server-timeout", type=float, metavar="SECONDS", help="openai: seconds per request (default: 600)"
+    )
+
+
+def model_from_args(args: argparse.Namespace) -> Model:
+    """The model ``--model`` names, with the backend settings given on the command line."""
+    from llm_compiler.models.registry import load_model
+
+    return load_model(
+        args.model,
+        device=args.device,
+        dtype=args.dtype,
+        context=args.context,
+        tensor_parallel=args.tensor_parallel,
+        gpu_layers=args.gpu_layers,
+        tokenizer=args.tokenizer,
+        timeout=args.server_timeout,
+    )

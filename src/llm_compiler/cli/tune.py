@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,14 @@ from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.options import (
     add_execution_options,
+    add_model_options,
     add_pass_list_option,
     add_program_arguments,
     make_compiler,
     make_executor,
+    model_from_args,
     program_set,
+    user_pass_list,
 )
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
@@ -39,6 +43,7 @@ EXAMPLES = """examples:
   llm-compiler tune build/compile_commands.json --out results/ --resume     # continue a killed run
   llm-compiler tune corpus/ --dask-local 8 --out results/                   # a Dask LocalCluster
   llm-compiler tune corpus/ --dask-scheduler tcp://10.0.0.5:8786 --out results/
+  llm-compiler tune examples/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf   # the model's lists first
 """
 
 
@@ -88,7 +93,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
     add_pass_list_option(
-        search, "also evaluate this pass list on every program (repeatable)", repeatable=True
+        search, "also evaluate this pass list on every program (repeatable)", repeatable=True, adapt=True
     )
     search.add_argument("--no-minimize", action="store_true", help="skip minimization")
     search.add_argument(
@@ -127,6 +132,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "target's object built with the list) and LLM_COMPILER_PASSES set",
     )
     add_execution_options(parser)
+    add_model_options(parser, required=False)
     run = parser.add_argument_group("results")
     run.add_argument(
         "--chunk-size",
@@ -179,7 +185,7 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
         timeout=args.timeout,
         engine=compiler.engine,
         allow_extra=tuple(args.allow_pass),
-        extra_lists=tuple(str(compiler.passes(text)) for text in args.passes),
+        extra_lists=tuple(str(user_pass_list(compiler, text, args.passes_from_llvm)) for text in args.passes),
         suites=tuple(args.suite) or ("builtin",),
         user_check=args.check,
         proposer=make_proposer(args.search, args.seed, args.max_length),
@@ -219,6 +225,32 @@ def _tune(
         executor.close()
 
 
+def _seed_with_model(
+    settings: TuneSettings, sources: list[ProgramSource], compiler: Compiler, args: argparse.Namespace
+) -> TuneSettings:
+    """The settings with the model's lists proposed first for each program (``--model``)."""
+    from llm_compiler.models.proposer import SeededSearch, model_lists
+
+    programs = [source.load(compiler) for source in sources]
+    with model_from_args(args) as model:
+        lists = model_lists(
+            compiler,
+            model,
+            programs,
+            samples=args.samples,
+            temperature=args.temperature,
+            seed=args.model_seed,
+        )
+    Console(stderr=True).print(
+        f"{args.model} proposed {sum(map(len, lists.values()))} usable lists for "
+        f"{sum(1 for found in lists.values() if found)} of {len(programs)} programs",
+        highlight=False,
+        markup=False,
+    )
+    seeded = SeededSearch(tuple(sorted(lists.items())), settings.search, args.model)
+    return replace(settings, proposer=seeded)
+
+
 def run_command(args: argparse.Namespace) -> int:
     compiler = make_compiler(args)
     settings = _settings(args, compiler)
@@ -228,6 +260,8 @@ def run_command(args: argparse.Namespace) -> int:
             f"{' '.join(args.programs)}: no programs selected "
             "(check --only-split, --limit or the corpus query)."
         )
+    if args.model:
+        settings = _seed_with_model(settings, sources, compiler, args)
     out = Path(args.out) if args.out else None
     scratch = None
     if args.store:

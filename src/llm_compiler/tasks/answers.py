@@ -370,6 +370,51 @@ def extract_pass_list(text: str) -> PassList:
     return passes
 
 
+@dataclass(frozen=True)
+class FlagTuningHead:
+    """What a flag tuning answer says before its code: all that applying it needs.
+
+    Attributes:
+        passes: The pass list, or None when the answer says the input is already optimal.
+        size_before: The predicted size of the input, when the answer gives it.
+        size_after: The predicted size after the passes, when the answer gives it.
+    """
+
+    passes: PassList | None
+    size_before: int | None
+    size_after: int | None
+
+
+def parse_flag_tuning_head(text: str) -> FlagTuningHead:
+    """Reads the prose of a flag tuning answer, which may stop at (or before) its code.
+
+    Generation can stop at the first ``<code>``: the list and the predicted sizes come
+    before it, and the optimized IR after it is not needed to apply the list.
+
+    Example:
+        >>> parse_flag_tuning_head("Run opt -p 'module(default<Oz>)' to reduce the binary size "
+        ...                        "from 120 bytes to 96 bytes:\\n\\n")
+        FlagTuningHead(passes=PassList('module(default<Oz>)'), size_before=120, size_after=96)
+
+    Raises:
+        AnswerParseError: The answer names neither a valid pass list nor an optimal input.
+    """
+    text = _check_text(text)
+    split = _split(text)
+    passes = _pass_list(split, text)
+    if passes is None:
+        match = _OPTIMAL_SIZE_RE.search(split.prose)
+        if match is None or not (match.group("binary") or _ALREADY_OPTIMAL_RE.search(split.prose)):
+            raise AnswerParseError(
+                "neither a pass list ('opt -p ...') nor 'already optimal: ... size is N bytes'", text=text
+            )
+        return FlagTuningHead(None, _number(match.group("before")), None)
+    sizes = _SIZES_RE.search(split.prose)
+    if sizes is None:
+        return FlagTuningHead(passes, None, None)
+    return FlagTuningHead(passes, _number(sizes.group("before")), _number(sizes.group("after")))
+
+
 def try_parse_emulation_answer(text: str) -> EmulationAnswer | AnswerParseError:
     """:func:`parse_emulation_answer`, returning the error instead of raising it."""
     try:

@@ -1,0 +1,269 @@
+"""``llm-compiler optimize``: a model's pass lists, measured and validated, or -Oz."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from llm_compiler.cli.options import (
+    add_model_options,
+    add_program_arguments,
+    make_compiler,
+    model_from_args,
+    program_set,
+)
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.corpus.program_set import ProgramSource
+from llm_compiler.errors import InvalidInput
+from llm_compiler.files import atomic_write_bytes
+from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, ModelOptimizer, OptimizeSettings, UnitResult
+from llm_compiler.validation.gate import Gate, load_suites
+
+EXAMPLES = """examples:
+  llm-compiler optimize examples/crc32.c --model hf:facebook/llm-compiler-7b-ftd -o crc32.o
+  llm-compiler optimize src/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out results/
+  llm-compiler optimize src/ --model openai:http://127.0.0.1:8000#facebook/llm-compiler-13b-ftd \\
+      --samples 8 --temperature 0.8 --out results/
+  llm-compiler optimize src/ --model replay:results/results.jsonl --out rescored/   # re-score answers
+"""
+
+EMITS = {"obj": ".o", "ir": ".ll", "asm": ".s"}
+RESULTS = "results.jsonl"
+
+
+def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "optimize",
+        parents=[common],
+        help="ask a model for pass lists; keep the smallest validated result, or -Oz",
+        description=(
+            "LLM Compiler's flag tuning, made safe. For each unit: the flag-tuning prompt, the model's "
+            "answers (generation stops at the first <code> unless --full-answer), each list read "
+            "leniently, mapped from the model's LLVM 17 where sound, checked by the pass-list gate, "
+            "measured beside -Oz, and validated as tune validates (the target's own link, PassListEval "
+            "on the suites, a runnable target's own run, --check). The smallest validated result is "
+            "kept; otherwise -Oz, with the reason. No result is ever larger than -Oz."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_program_arguments(parser)
+    add_model_options(parser)
+    group = parser.add_argument_group("answers and checks")
+    group.add_argument(
+        "--full-answer",
+        action="store_true",
+        help="generate the optimized IR after the list too (slower; the list is all that is used)",
+    )
+    group.add_argument(
+        "--max-tokens",
+        type=int,
+        default=512,
+        help="new tokens per answer without --full-answer (default: 512)",
+    )
+    group.add_argument(
+        "--budget",
+        type=int,
+        default=FLAG_TUNING_BUDGET,
+        metavar="TOKENS",
+        help=f"longest prompt sent; longer units keep -Oz (default: {FLAG_TUNING_BUDGET:,})",
+    )
+    group.add_argument(
+        "--from-llvm",
+        type=int,
+        default=17,
+        metavar="N",
+        help="the LLVM whose pass names the model writes (default: 17, the released models')",
+    )
+    group.add_argument(
+        "--suite",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="PassListEval suite a list must pass: builtin (default), csmith[:N], humaneval-x:PATH",
+    )
+    group.add_argument("--check", metavar="CMD", help="shell command a list must pass (as tune's --check)")
+    out = parser.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help="the kept result of the one unit given")
+    out.add_argument(
+        "--emit", choices=sorted(EMITS), default="obj", help="what -o and --out write: obj (default), ir, asm"
+    )
+    out.add_argument(
+        "--out",
+        metavar="DIR",
+        help=f"write {RESULTS} (one record per unit, as it is done) and each kept result; a rerun "
+        "skips units already there",
+    )
+    out.add_argument("--json", action="store_true", help="print each unit's record as JSON on stdout")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    compiler = make_compiler(args)
+    sources = list(program_set(args))
+    if not sources:
+        raise InvalidInput(f"{' '.join(args.programs)}: no programs selected.")
+    if args.output and len(sources) != 1:
+        raise InvalidInput(f"-o takes one unit and {len(sources)} were given; use --out DIR for several.")
+    settings = OptimizeSettings(
+        samples=args.samples,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        full_answer=args.full_answer,
+        budget=args.budget,
+        seed=args.model_seed,
+        source_llvm=args.from_llvm,
+    )
+    identity = {
+        **_identity(settings),
+        "model": args.model,
+        "suites": args.suite or ["builtin"],
+        "check": args.check,
+    }
+    out = Path(args.out) if args.out else None
+    done = _done(out / RESULTS, identity) if out else {}
+    todo = [source for source in sources if source.name not in done]
+    console = Console(stderr=True)
+    if done:
+        console.print(
+            f"{len(sources) - len(todo)} units already in {out}; optimizing {len(todo)}", highlight=False
+        )
+    results: list[UnitResult | dict[str, Any]] = [done[s.name] for s in sources if s.name in done]
+    if todo:
+        with model_from_args(args) as model:
+            gate = Gate(compiler, load_suites(args.suite, compiler), args.check)
+            optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=max(1, args.jobs))
+            results += _run(optimizer, todo, compiler, args, out, identity, console)
+    records = [r.to_json() if isinstance(r, UnitResult) else r for r in results]
+    if not args.json:
+        _print(Console(), records)
+    return 0
+
+
+def _identity(settings: OptimizeSettings) -> dict[str, Any]:
+    return {
+        "samples": settings.samples,
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "full_answer": settings.full_answer,
+        "max_tokens": settings.max_tokens,
+        "budget": settings.budget,
+        "from_llvm": settings.source_llvm,
+    }
+
+
+def _done(path: Path, identity: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Records of an earlier run with the same settings, by unit (a torn last line is ignored)."""
+    if not path.is_file():
+        return {}
+    done = {}
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if record.get("settings") == identity:
+            done[record["unit"]] = record
+    return done
+
+
+def _run(
+    optimizer: ModelOptimizer,
+    sources: list[ProgramSource],
+    compiler: Compiler,
+    args: argparse.Namespace,
+    out: Path | None,
+    identity: dict[str, Any],
+    console: Console,
+) -> list[UnitResult]:
+    results = []
+    programs: dict[str, ProgramSource] = {}
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(f"optimize with {args.model}", total=len(sources))
+        for result in optimizer.run(_remember(sources, programs)):
+            record = {**result.to_json(), "settings": identity}
+            if out:
+                with (out / RESULTS).open("a") as stream:
+                    stream.write(json.dumps(record) + "\n")
+            if args.json:
+                sys.stdout.write(json.dumps(record) + "\n")
+                sys.stdout.flush()
+            target = Path(args.output) if args.output else None
+            if out and not target:
+                target = out / (_safe(result.unit) + EMITS[args.emit])
+            if target:
+                _write(compiler, programs[result.unit], result.chosen, args.emit, target)
+            results.append(result)
+            progress.advance(task)
+    return results
+
+
+def _remember(sources: list[ProgramSource], programs: dict[str, ProgramSource]) -> list[ProgramSource]:
+    for source in sources:
+        programs[source.name] = source
+    return sources
+
+
+def _write(compiler: Compiler, source: ProgramSource, pipeline: str, emit: str, target: Path) -> None:
+    program = source.load(compiler)
+    passes = compiler.passes(pipeline)
+    if emit == "obj":
+        data = compiler.object_code(program, passes)[0]
+    elif emit == "ir":
+        data = compiler.optimize(program, passes).encode()
+    else:
+        data = compiler.assemble(program, passes).encode()
+    atomic_write_bytes(target, data)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_")[-120:] or "unit"
+
+
+def _print(console: Console, records: list[dict[str, Any]]) -> None:
+    table = Table(title="Model pass lists (binary = .text + .data bytes; -Oz kept when no list validated)")
+    table.add_column("unit", overflow="ellipsis", no_wrap=True, ratio=2)
+    for column in ("-Oz", "kept", "vs -Oz"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("pass list, or why -Oz", overflow="ellipsis", no_wrap=True, ratio=3)
+    for record in records:
+        why = record["chosen"] if not record["fallback"] else f"-Oz: {record['fallback']}"
+        table.add_row(
+            record["unit"],
+            str(record["oz_size"]),
+            str(record["binary_size"]),
+            f"{-record['improvement']:+.1%}",
+            why,
+        )
+    console.print(table, markup=False)
+    for record in records:
+        if record["fallback"]:
+            console.print(
+                f"  {record['unit']}: {record['fallback_detail']}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+    ratios = [record["binary_size"] / record["oz_size"] for record in records if record["oz_size"]]
+    geomean = 1 - math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0.0
+    reasons = Counter(record["fallback"] for record in records if record["fallback"])
+    improved = sum(1 for record in records if record["binary_size"] < record["oz_size"])
+    console.print(
+        f"geomean binary-size reduction vs -Oz: {geomean:.2%}; units improved: {improved}/{len(records)}"
+        + ("; -Oz kept: " + ", ".join(f"{n} {why}" for why, n in reasons.most_common()) if reasons else ""),
+        highlight=False,
+        soft_wrap=True,
+    )

@@ -1,0 +1,1 @@
+"""One model backend per module; each is imported only when a model spec names it."""

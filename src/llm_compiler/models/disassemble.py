@@ -1,0 +1,199 @@
+"""Disassembly with a model, verified: assembly in, IR out, checked by compiling it back.
+
+The model lifts assembly to LLVM-IR (the disassembly prompt; 8,192 prompt tokens at
+most). Each candidate IR is parsed and verified by LLVM, then lowered with ``llc`` (the
+IR names its own target; ``target`` insists on one). A candidate whose assembly equals
+the input after :func:`normalize_assembly` is a **round trip**: the lift is correct
+(the paper's lower bound on correctness), and the first such candidate is returned.
+Otherwise the candidate whose assembly is closest to the input by BLEU (sacrebleu's
+corpus BLEU on the normalized text, 0 to 1) is returned, marked ``verified: false``;
+when no candidate even parses, none is returned.
+
+:func:`normalize_assembly` compares what the assembler turns into bytes, not how it
+is written down: it drops comments (``#`` to the end of a line, and ``//`` and ``;``
+on AArch64-style input), blank lines, and the directives that carry only names, versions
+or tool metadata (``.file``, ``.ident``, ``.addrsig``, ``.addrsig_sym``, ``.note.GNU-stack``
+section lines); it trims each line and squeezes its blanks to one space. Everything
+else (instructions, labels, data, alignment, CFI) must match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.errors import CommandFailed, InvalidInput
+from llm_compiler.models.backends.replay import prompt_key
+from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
+from llm_compiler.tasks.answers import AnswerParseError, parse_disassembly_answer
+from llm_compiler.tasks.disassembly import target_of
+from llm_compiler.tasks.prompts import disassembly_prompt
+
+#: Prompt budget of disassembly, in the model's tokens (the paper's 8k).
+DISASSEMBLY_BUDGET = 8192
+
+_DROPPED_DIRECTIVES = re.compile(r"^\.(file|ident|addrsig|addrsig_sym)\b|^\.section\s+\"?\.note\.GNU-stack")
+_COMMENT = re.compile(r"\s(#|//|;).*$|^\s*(#|//|;).*$")
+
+
+def normalize_assembly(text: str) -> str:
+    """The assembly with comments, blank lines and name-only directives gone (module docstring).
+
+    Example:
+        >>> normalize_assembly('\\t.file\\t"a.c"\\nf:   # @f\\n\\tretq\\n\\n\\t.ident\\t"clang"\\n')
+        'f:\\nretq'
+    """
+    lines = []
+    for raw in text.splitlines():
+        line = _COMMENT.sub("", raw).strip()
+        line = re.sub(r"\s+", " ", line)
+        if line and not _DROPPED_DIRECTIVES.search(line):
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def bleu(hypothesis: str, reference: str) -> float:
+    """BLEU of ``hypothesis`` against ``reference``, 0 to 1 (sacrebleu, its default tokenizer)."""
+    import sacrebleu
+
+    return min(1.0, float(sacrebleu.corpus_bleu([hypothesis], [[reference]]).score) / 100.0)
+
+
+@dataclass(frozen=True)
+class LiftCandidate:
+    """One answer: the IR it holds and how its assembly compares with the input.
+
+    Attributes:
+        answer: The raw answer.
+        ir: The lifted IR (None when the answer has no complete code block).
+        error: Why the IR could not be read, verified or lowered ("" when it could).
+        round_trip: Whether its assembly equals the input's (normalized).
+        bleu: BLEU of its assembly against the input's (0 when it has none).
+    """
+
+    answer: str
+    ir: str | None = None
+    error: str = ""
+    round_trip: bool = False
+    bleu: float = 0.0
+
+
+@dataclass(frozen=True)
+class LiftResult:
+    """The outcome for one assembly file (the JSON record of ``disassemble``).
+
+    Attributes:
+        file: The input. model: The model spec. prompt_sha256, prompt_tokens: The prompt.
+        ir: The chosen IR (None when no candidate parsed, or the prompt was over budget).
+        verified: Whether the chosen IR is a round trip.
+        bleu: The chosen candidate's BLEU.
+        candidates: Every answer, in order.
+        error: Why nothing was chosen.
+    """
+
+    file: str
+    model: str
+    prompt_sha256: str
+    prompt_tokens: int
+    ir: str | None
+    verified: bool
+    bleu: float
+    candidates: tuple[LiftCandidate, ...] = ()
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        record = asdict(self)
+        record["round_trip"] = self.verified
+        record["completions"] = [candidate.answer for candidate in self.candidates]
+        return record
+
+
+def lift(
+    compiler: Compiler,
+    model: Model,
+    files: Sequence[Path],
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    seed: int = 0,
+    target: str | None = None,
+    budget: int = DISASSEMBLY_BUDGET,
+) -> list[LiftResult]:
+    """Lifts each assembly file with ``model`` and verifies the candidates.
+
+    Raises:
+        InvalidInput: A file is missing or holds ``</code>``.
+        ModelError: The backend failed.
+    """
+    prompts, tokens = [], []
+    for path in files:
+        if not path.is_file():
+            raise InvalidInput(f"{path}: no such file.")
+        prompts.append(disassembly_prompt(path.read_text()))
+        tokens.append(model.count_tokens(prompts[-1]))
+    send: list[int] = []
+    refused: dict[int, str] = {}
+    for index, count in enumerate(tokens):
+        request = GenerationRequest(prompts[index], samples, temperature, 8192, seed=seed)
+        if count > budget:
+            refused[index] = f"the prompt is {count} tokens, over the budget of {budget}; it was not sent"
+            continue
+        try:
+            model.answer_limit(request)
+        except PromptTooLong as error:
+            refused[index] = str(error)
+            continue
+        send.append(index)
+    generations = model.generate(
+        [GenerationRequest(prompts[i], samples, temperature, 8192, seed=seed) for i in send]
+    )
+    answers = {index: generation.texts for index, generation in zip(send, generations, strict=True)}
+    results = []
+    for index, path in enumerate(files):
+        key = prompt_key(prompts[index])
+        if index in refused:
+            results.append(
+                LiftResult(str(path), model.spec, key, tokens[index], None, False, 0.0, (), refused[index])
+            )
+            continue
+        reference = normalize_assembly(path.read_text())
+        candidates = [_check(compiler, text, reference, target) for text in answers[index]]
+        best = next((c for c in candidates if c.round_trip), None)
+        if best is None:
+            readable = [c for c in candidates if c.ir is not None and not c.error]
+            best = max(readable, key=lambda c: c.bleu, default=None)
+        why = "" if best is not None else "no answer held IR that LLVM reads, verifies and lowers"
+        results.append(
+            LiftResult(
+                str(path),
+                model.spec,
+                key,
+                tokens[index],
+                best.ir if best else None,
+                bool(best and best.round_trip),
+                best.bleu if best else 0.0,
+                tuple(candidates),
+                why,
+            )
+        )
+    return results
+
+
+def _check(compiler: Compiler, text: str, reference: str, target: str | None) -> LiftCandidate:
+    try:
+        ir = parse_disassembly_answer(text).ir
+    except AnswerParseError as error:
+        return LiftCandidate(text, None, error.reason)
+    try:
+        program = compiler.load_ir(ir, name="lifted")
+        if target and target_of(program.ir) != target:
+            return LiftCandidate(text, ir, f"the IR's target is {target_of(program.ir)!r}, not {target!r}")
+        assembly = compiler.lower(program.ir, filetype="asm", name="lifted").decode(errors="replace")
+    except (InvalidInput, CommandFailed) as error:
+        return LiftCandidate(text, ir, str(error).splitlines()[0][:300])
+    mine = normalize_assembly(assembly)
+    return LiftCandidate(text, ir, "", mine == reference, bleu(mine, reference))
