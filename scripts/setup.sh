@@ -3,13 +3,14 @@
 # is found, bubblewrap and Csmith for validation, creates the virtual environment .venv
 # and installs the package into it.
 #   bash scripts/setup.sh          # the package
-#   bash scripts/setup.sh --dev    # the package and the test tools (pytest, hypothesis, ruff, mypy)
+#   bash scripts/setup.sh --dev    # the package, the test tools (pytest, hypothesis, ruff, mypy) and
+#                                  # the [hf] extra the model tests use (torch for the CPU, transformers)
 # It is idempotent: a second run installs nothing new. Set LLVM_BIN to use another LLVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras=""
-[[ "${1:-}" == "--dev" ]] && extras="[dev]"
+[[ "${1:-}" == "--dev" ]] && extras="[dev,hf]"
 
 sudo_cmd=()
 if [[ "$(id -u)" -ne 0 ]]; then
@@ -82,5 +83,10 @@ if [[ ! -x .venv/bin/python ]]; then
   fi
 fi
 .venv/bin/python -m pip install -q --upgrade pip
+if [[ -n "$extras" ]] && ! .venv/bin/python -c "import torch" 2>/dev/null; then
+  # The tests run tiny models on the CPU: take torch's CPU build where the machine has one
+  # (PyPI's default torch wheel brings the CUDA libraries, several GB).
+  .venv/bin/python -m pip install -q "torch==${LLM_COMPILER_TORCH_VERSION:-2.13.0}"
+fi
 .venv/bin/python -m pip install -q -e ".${extras}"
 echo "setup: ready (.venv/bin/llm-compiler)"

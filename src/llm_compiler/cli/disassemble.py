@@ -47,6 +47,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--triple", metavar="TRIPLE", help="the lifted IR must be for this target triple")
     parser.add_argument("-o", "--output", metavar="FILE.ll", help="write the chosen IR (one input only)")
     parser.add_argument("--out", metavar="DIR", help="write results.jsonl and each chosen IR there")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=8192,
+        metavar="N",
+        help="new tokens per answer (default: 8,192, the paper's)",
+    )
     parser.add_argument("--json", action="store_true", help="print each record as JSON on stdout")
     parser.set_defaults(run=run)
 
@@ -66,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.model_seed,
             target=args.triple,
             budget=args.budget,
+            max_tokens=args.max_tokens,
         )
     out = Path(args.out) if args.out else None
     if out:

@@ -58,6 +58,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="TOKENS",
         help=f"longest prompt sent (default: {EMULATION_BUDGET:,})",
     )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="new tokens per answer (default: what the context leaves)",
+    )
     parser.add_argument("--json", action="store_true", help="print each answer's record as JSON")
     parser.set_defaults(run=run)
 
@@ -80,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             temperature=args.temperature,
             seed=args.model_seed,
             budget=args.budget,
+            max_tokens=args.max_tokens,
         )
     if args.json:
         for result in results:

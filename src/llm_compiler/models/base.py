@@ -120,6 +120,16 @@ class Generation:
         return [completion.text for completion in self.completions]
 
 
+def without_leading_space(text: str) -> str:
+    """The answer without the space Llama's tokenizer writes before its first word.
+
+    The answer's first token is ``▁Run``: detokenized with the prompt before it (llama.cpp,
+    servers) it reads `` Run``, alone (transformers) ``Run``. Every backend returns the
+    latter, so that answers compare equal whichever backend made them.
+    """
+    return text[1:] if text.startswith(" ") else text
+
+
 def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """``text`` up to the first stop string, and whether one was found.
 

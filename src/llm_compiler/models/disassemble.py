@@ -122,6 +122,7 @@ def lift(
     seed: int = 0,
     target: str | None = None,
     budget: int = DISASSEMBLY_BUDGET,
+    max_tokens: int = 8192,
 ) -> list[LiftResult]:
     """Lifts each assembly file with ``model`` and verifies the candidates.
 
@@ -138,7 +139,7 @@ def lift(
     send: list[int] = []
     refused: dict[int, str] = {}
     for index, count in enumerate(tokens):
-        request = GenerationRequest(prompts[index], samples, temperature, 8192, seed=seed)
+        request = GenerationRequest(prompts[index], samples, temperature, max_tokens, seed=seed)
         if count > budget:
             refused[index] = f"the prompt is {count} tokens, over the budget of {budget}; it was not sent"
             continue
@@ -149,7 +150,7 @@ def lift(
             continue
         send.append(index)
     generations = model.generate(
-        [GenerationRequest(prompts[i], samples, temperature, 8192, seed=seed) for i in send]
+        [GenerationRequest(prompts[i], samples, temperature, max_tokens, seed=seed) for i in send]
     )
     answers = {index: generation.texts for index, generation in zip(send, generations, strict=True)}
     results = []

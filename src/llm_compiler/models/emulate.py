@@ -91,6 +91,7 @@ def emulate(
     temperature: float = 0.0,
     seed: int = 0,
     budget: int = EMULATION_BUDGET,
+    max_tokens: int | None = None,
 ) -> list[EmulationResult]:
     """The model's answers for ``program`` after ``passes``, each beside the real output.
 
@@ -117,7 +118,8 @@ def emulate(
     compiled = compiler.compile(program, passes, ("ir", "asm"))
     real = compiled.ir if target == "ir" else compiled.assembly
     assert real is not None
-    request = GenerationRequest(prompt, samples, temperature, model.context_length - tokens, seed=seed)
+    room = max(1, model.context_length - tokens)
+    request = GenerationRequest(prompt, samples, temperature, min(max_tokens or room, room), seed=seed)
     generation = model.generate([request])[0]
     results = []
     for text in generation.texts:

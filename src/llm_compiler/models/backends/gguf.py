@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from llm_compiler.errors import InvalidInput
-from llm_compiler.models.base import Completion, Generation, GenerationRequest, Model, ModelError, cut_at_stop
+from llm_compiler.models.base import (
+    Completion,
+    Generation,
+    GenerationRequest,
+    Model,
+    ModelError,
+    cut_at_stop,
+    without_leading_space,
+)
 
 
 @dataclass
@@ -109,7 +117,7 @@ class GGUFModel(Model):
                     seed=request.seed + sample,
                 )
                 choice = answer["choices"][0]
-                text, _ = cut_at_stop(choice["text"], request.stop)
+                text, _ = cut_at_stop(without_leading_space(choice["text"]), request.stop)
                 reason = "length" if choice.get("finish_reason") == "length" else "stop"
                 completions.append(Completion(text, reason, int(answer["usage"]["completion_tokens"])))
             generations.append(Generation(tuple(completions), self.count_tokens(request.prompt)))

@@ -40,6 +40,7 @@ from llm_compiler.models.base import (
     ModelError,
     PromptTooLong,
     cut_at_stop,
+    without_leading_space,
 )
 
 logger = logging.getLogger(__name__)
@@ -142,7 +143,8 @@ class OpenAIModel(Model):
                 "n": request.samples - len(completions),
                 "seed": request.seed + len(completions),
                 **({"stop": list(request.stop)} if request.stop else {}),
-                **({"top_k": 1} if request.temperature == 0 else {}),
+                # Greedy means greedy everywhere: llama.cpp's servers penalize repeats by default.
+                **({"top_k": 1, "repeat_penalty": 1.0} if request.temperature == 0 else {}),
             }
             answer = self._request("POST", "/v1/completions", body, prompt=request.prompt)
             choices = answer.get("choices") or []
@@ -152,7 +154,7 @@ class OpenAIModel(Model):
             prompt_tokens = int(usage.get("prompt_tokens") or 0)
             for choice in sorted(choices, key=lambda c: int(c.get("index", 0))):
                 # Some servers return the stop string; the interface promises text before it.
-                text, _ = cut_at_stop(str(choice.get("text", "")), request.stop)
+                text, _ = cut_at_stop(without_leading_space(str(choice.get("text", ""))), request.stop)
                 reason = "length" if choice.get("finish_reason") == "length" else "stop"
                 completions.append(Completion(text, reason, 0))
         if len(completions) == 1:
@@ -228,7 +230,8 @@ class OpenAIModel(Model):
             ("/tokenize", lambda text: {"model": self.model, "prompt": text, "content": text,
                                         "add_special": True, "add_special_tokens": True},
              lambda answer: int(answer["count"]) if "count" in answer else len(answer["tokens"])),
-            ("/extras/tokenize/count", lambda text: {"input": text}, lambda answer: int(answer["count"])),
+            ("/extras/tokenize/count", lambda text: {"model": self.model, "input": text},
+             lambda answer: int(answer["count"])),
         ]  # fmt: skip
         for path, make_body, read in candidates:
             try:

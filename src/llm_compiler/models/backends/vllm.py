@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llm_compiler.models.base import Completion, Generation, GenerationRequest, Model, ModelError, cut_at_stop
+from llm_compiler.models.base import (
+    Completion,
+    Generation,
+    GenerationRequest,
+    Model,
+    ModelError,
+    cut_at_stop,
+    without_leading_space,
+)
 
 
 @dataclass
@@ -87,7 +95,7 @@ class VLLMModel(Model):
         for request, output in zip(requests, outputs, strict=True):
             completions = tuple(
                 Completion(
-                    cut_at_stop(sample.text, request.stop)[0],
+                    cut_at_stop(without_leading_space(sample.text), request.stop)[0],
                     "length" if sample.finish_reason == "length" else "stop",
                     len(sample.token_ids),
                 )
