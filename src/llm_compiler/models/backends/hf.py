@@ -55,11 +55,12 @@ class HFModel(Model):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype, None)
-        if torch_dtype is None:
+        if torch_dtype is None or not (dtype == "auto" or isinstance(torch_dtype, torch.dtype)):
             raise ModelError(f"{spec}: unknown dtype {dtype!r} (use auto, float32, float16 or bfloat16).")
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(where)
-            model = transformers.AutoModelForCausalLM.from_pretrained(where, torch_dtype=torch_dtype)
+            transformers.utils.logging.disable_progress_bar()
+            model = transformers.AutoModelForCausalLM.from_pretrained(where, dtype=torch_dtype)
         except (OSError, ValueError) as error:
             raise ModelError(f"{spec}: transformers cannot load {where!r}: {error}") from error
         model.to(device)
