@@ -9,6 +9,7 @@ suites are the real ones.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
-from llm_compiler.models.base import GenerationRequest, PromptTooLong
+from llm_compiler.models.base import GenerationRequest, ModelError, PromptTooLong
 from llm_compiler.models.disassemble import lift, normalize_assembly
 from llm_compiler.models.emulate import emulate
 from llm_compiler.models.optimize import ModelOptimizer, OptimizeSettings, Verdict
@@ -296,3 +297,12 @@ def test_tune_starts_from_the_models_lists(crc_prompt: str, tmp_path: Path) -> N
     assert "proposed 1 usable lists for 1 of 1 programs" in result.stderr
     [record] = [json.loads(line) for line in (tmp_path / "t" / "best.jsonl").read_text().splitlines()]
     assert record["best_size"] <= 526 < record["oz_size"]
+
+
+def test_a_server_that_is_down_is_named_with_the_fix() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    down = rf"no answer from http://127\.0\.0\.1:{port}/v1/models after 2 tries .* Is the server running"
+    with pytest.raises(ModelError, match=down):
+        load_model(f"openai:http://127.0.0.1:{port}/v1#tiny", retries=1, timeout=2)
