@@ -306,3 +306,20 @@ def test_a_server_that_is_down_is_named_with_the_fix() -> None:
     down = rf"no answer from http://127\.0\.0\.1:{port}/v1/models after 2 tries .* Is the server running"
     with pytest.raises(ModelError, match=down):
         load_model(f"openai:http://127.0.0.1:{port}/v1#tiny", retries=1, timeout=2)
+
+
+def test_an_answer_that_crashes_the_compiler_keeps_oz(compiler: Compiler, tmp_path: Path) -> None:
+    from tests.passes.test_versions import NO_FIXPOINT_IR
+
+    unit = tmp_path / "no_fixpoint.ll"
+    unit.write_text(NO_FIXPOINT_IR)
+    prompt = flag_tuning_prompt(compiler.load(unit).ir)
+    # A model of LLVM 19's names asking for the fixpoint check: opt aborts on this unit.
+    # (For LLVM 17 answers, instcombine gets LLVM 17's 1000 iterations and reaches it.)
+    replay = _replay(tmp_path, prompt, _answer("function(instcombine<verify-fixpoint>)"))
+    gate = Gate(compiler, load_suites([], compiler))
+    settings = OptimizeSettings(source_llvm=19)
+    optimizer = ModelOptimizer(compiler, load_model(f"replay:{replay}"), gate, settings)
+    [result] = optimizer.run([ProgramSource(str(unit), unit, "")])
+    assert result.fallback is Verdict.COMPILE_FAILURE and "fixpoint" in result.fallback_detail, result
+    assert result.binary_size == result.oz_size
