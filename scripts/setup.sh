@@ -66,6 +66,8 @@ fi
 command -v bear >/dev/null || missing+=(bear)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
+# The tests open evaluate's HTML report in a headless browser.
+[[ -n "$extras" ]] && { command -v chromium >/dev/null || missing+=(chromium); }
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "setup: installing ${missing[*]}"
   apt_install "${missing[@]}"

@@ -37,6 +37,7 @@ SUBCOMMANDS = (
     "optimize",
     "disassemble",
     "emulate",
+    "evaluate",
 )
 
 EPILOG = """examples:
@@ -50,6 +51,7 @@ EPILOG = """examples:
   llm-compiler optimize examples/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out results/
   llm-compiler disassemble crc32.s --model hf:facebook/llm-compiler-7b-ftd -o crc32.ll
   llm-compiler emulate examples/crc32.c --passes 'module(default<Oz>)' --model hf:facebook/llm-compiler-7b
+  llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
 """
 
 

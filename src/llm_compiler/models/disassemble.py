@@ -87,7 +87,8 @@ class LiftResult:
     """The outcome for one assembly file (the JSON record of ``disassemble``).
 
     Attributes:
-        file: The input. model: The model spec. prompt_sha256, prompt_tokens: The prompt.
+        file: The input's path (or the name given to :func:`lift_texts`).
+        model: The model spec. prompt_sha256, prompt_tokens: The prompt.
         ir: The chosen IR (None when no candidate parsed, or the prompt was over budget).
         verified: Whether the chosen IR is a round trip.
         bleu: The chosen candidate's BLEU.
@@ -126,16 +127,68 @@ def lift(
 ) -> list[LiftResult]:
     """Lifts each assembly file with ``model`` and verifies the candidates.
 
+    As :func:`lift_texts`, each result named by its file's path.
+
     Raises:
         InvalidInput: A file is missing or holds ``</code>``.
         ModelError: The backend failed.
     """
-    prompts, tokens = [], []
+    named = []
     for path in files:
         if not path.is_file():
             raise InvalidInput(f"{path}: no such file.")
-        prompts.append(disassembly_prompt(path.read_text()))
-        tokens.append(model.count_tokens(prompts[-1]))
+        named.append((str(path), path.read_text()))
+    return lift_texts(
+        compiler,
+        model,
+        named,
+        samples=samples,
+        temperature=temperature,
+        seed=seed,
+        target=target,
+        budget=budget,
+        max_tokens=max_tokens,
+    )
+
+
+def lift_texts(
+    compiler: Compiler,
+    model: Model,
+    named_texts: Sequence[tuple[str, str]],
+    *,
+    samples: int = 1,
+    temperature: float = 0.0,
+    seed: int = 0,
+    target: str | None = None,
+    budget: int = DISASSEMBLY_BUDGET,
+    max_tokens: int = 8192,
+) -> list[LiftResult]:
+    """Lifts assembly texts with ``model`` and verifies the candidates (module docstring).
+
+    All prompts that fit go to the model in one batch. A prompt over ``budget`` tokens,
+    or leaving no room for an answer in the model's context, is not sent: its result
+    has no IR and says why.
+
+    Args:
+        compiler: Parses, verifies and lowers the candidates.
+        model: Answers the disassembly prompts.
+        named_texts: (name, assembly) pairs; the name becomes the result's ``file``.
+        samples: Answers per prompt (more than 1 needs a temperature above 0).
+        temperature: 0 for greedy decoding.
+        seed: Seeds sampling.
+        target: When given, a candidate IR must name this target triple.
+        budget: The longest prompt sent, in the model's tokens.
+        max_tokens: New tokens per answer (lowered to what the context leaves).
+
+    Returns:
+        One :class:`LiftResult` per text, in order.
+
+    Raises:
+        InvalidInput: An assembly text holds ``</code>``.
+        ModelError: The backend failed.
+    """
+    prompts = [disassembly_prompt(text) for _, text in named_texts]
+    tokens = [model.count_tokens(prompt) for prompt in prompts]
     send: list[int] = []
     refused: dict[int, str] = {}
     for index, count in enumerate(tokens):
@@ -154,15 +207,15 @@ def lift(
     )
     answers = {index: generation.texts for index, generation in zip(send, generations, strict=True)}
     results = []
-    for index, path in enumerate(files):
+    for index, (name, text) in enumerate(named_texts):
         key = prompt_key(prompts[index])
         if index in refused:
             results.append(
-                LiftResult(str(path), model.spec, key, tokens[index], None, False, 0.0, (), refused[index])
+                LiftResult(name, model.spec, key, tokens[index], None, False, 0.0, (), refused[index])
             )
             continue
-        reference = normalize_assembly(path.read_text())
-        candidates = [_check(compiler, text, reference, target) for text in answers[index]]
+        reference = normalize_assembly(text)
+        candidates = [_check(compiler, answer, reference, target) for answer in answers[index]]
         best = next((c for c in candidates if c.round_trip), None)
         if best is None:
             readable = [c for c in candidates if c.ir is not None and not c.error]
@@ -170,7 +223,7 @@ def lift(
         why = "" if best is not None else "no answer held IR that LLVM reads, verifies and lowers"
         results.append(
             LiftResult(
-                str(path),
+                name,
                 model.spec,
                 key,
                 tokens[index],

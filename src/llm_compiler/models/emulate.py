@@ -14,6 +14,7 @@ the predicted code itself.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from llm_compiler.core.compiler import Compiler
@@ -130,7 +131,7 @@ def emulate(
             answer = parse_emulation_answer(text)
             predicted = (answer.ir_count, answer.bin_size)
             exact = comparable(answer.code) == comparable(real)
-            measured = _measure_code(compiler, answer.code, target)
+            measured = measure_code(compiler, answer.code, target)
         except AnswerParseError as parse_error:
             error = parse_error.reason
         except (InvalidInput, CommandFailed) as compile_error:
@@ -157,15 +158,26 @@ def emulate(
     return results
 
 
-def _measure_code(compiler: Compiler, code: str, target: str) -> int:
-    """The binary size of predicted code: IR lowered with ``llc``, assembly with ``llvm-mc``."""
+def measure_code(compiler: Compiler, code: str, target: str, *, triple: str | None = None) -> int:
+    """The binary size of predicted code: IR lowered with ``llc``, assembly with ``llvm-mc``.
+
+    Args:
+        compiler: The toolchain.
+        code: The code the model wrote.
+        target: ``"ir"`` (LLVM parses and verifies it, then lowers it) or ``"asm"``
+            (``llvm-mc`` assembles it).
+        triple: The target triple to assemble for (assembly only; default: the
+            toolchain's host triple). IR names its own.
+
+    Raises:
+        InvalidInput: The IR does not parse or verify.
+        CommandFailed: ``llc`` or ``llvm-mc`` refused the code.
+    """
     if target == "ir":
         program = compiler.load_ir(code, name="predicted")
         return compiler.measure_ir(program.ir, None, name="predicted").binary_size
-    result = run_command(
-        [compiler.toolchain.tool("llvm-mc"), "-filetype=obj", "-o", "-"],
-        timeout=compiler.timeout,
-        input=code.encode(),
-        subject="predicted assembly",
-    )
+    command: list[str | Path] = [compiler.toolchain.tool("llvm-mc"), "-filetype=obj", "-o", "-"]
+    if triple:
+        command.append(f"-triple={triple}")
+    result = run_command(command, timeout=compiler.timeout, input=code.encode(), subject="predicted assembly")
     return berkeley_size(result.stdout).binary_size

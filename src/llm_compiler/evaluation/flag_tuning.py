@@ -1,0 +1,337 @@
+"""Flag tuning evaluated as the paper does: any system, any program set, one row per unit.
+
+A **system** proposes pass lists for units; the harness measures and validates what
+it proposes with the same compiler and gate, whoever it is:
+
+* ``oz``: -Oz itself (the baseline every figure is relative to);
+* ``o3`` (``default<O3>``), or ``passes:PIPELINE``: one fixed list for every unit;
+* ``tune:N``: the autotuner (:mod:`llm_compiler.autotune`) at a budget of N lists per
+  unit, with minimization, broadcast and validation;
+* a model spec (``hf:``, ``vllm:``, ``gguf:``, ``openai:``, ``replay:``): the model's
+  answers through :class:`~llm_compiler.models.optimize.ModelOptimizer`.
+
+Each (unit, system) gives a :class:`Row`:
+
+* ``zero_shot_size``: the system's first answer applied as it is, larger than -Oz or
+  not (the paper's zero-shot figure); -Oz's size when that answer could not be used
+  (unreadable, unknown passes, a compile failure, rejected by validation);
+* ``size``: with "-Oz backup": the smallest *validated* result, never above -Oz;
+* ``unvalidated_size``: the smallest size found before validation, reported apart and
+  never mixed into the headline;
+* ``outcome``: ``improved``, ``oz`` (nothing smaller) or why the answer was not used;
+* a model's predicted sizes beside the measured ones, for the MAPE of predictions.
+
+:func:`summarize` turns rows into the figures per system and per package: geometric
+mean size reduction against -Oz zero-shot and with backup, shares improved and
+regressed, shares of each outcome, compiles and seconds per unit, and the MAPE of
+predicted sizes.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from llm_compiler.autotune.jobs import TuneSettings
+from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.tuner import Tuner
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.executors import Executor, InlineExecutor
+from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.corpus.program_set import ProgramSource
+from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList
+from llm_compiler.models.base import Model
+from llm_compiler.models.optimize import ModelOptimizer, OptimizeSettings, UnitResult, Verdict
+from llm_compiler.models.registry import BACKENDS
+from llm_compiler.validation.gate import Gate
+
+FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One unit under one system (a line of ``results.jsonl``; fields in the module docstring)."""
+
+    unit: str
+    package: str
+    system: str
+    oz_size: int
+    unoptimized_size: int
+    zero_shot_size: int
+    size: int
+    validated: bool
+    unvalidated_size: int | None
+    outcome: str
+    pipeline: str
+    predicted_before: int | None = None
+    predicted_after: int | None = None
+    measured_after: int | None = None
+    compiles: int = 0
+    seconds: float = 0.0
+    task: str = "flag-tuning"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any]) -> Row:
+        names = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in record.items() if key in names})
+
+
+def system_kind(name: str) -> str:
+    """``fixed``, ``tune`` or ``model`` for a system name.
+
+    Raises:
+        InvalidInput: Not a system this harness knows.
+    """
+    if name in FIXED or name.startswith("passes:"):
+        return "fixed"
+    if name.startswith("tune:") and name[5:].isdigit() and int(name[5:]) > 0:
+        return "tune"
+    if name.partition(":")[0] in BACKENDS:
+        return "model"
+    raise InvalidInput(
+        f"Unknown system {name!r}: use oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner with a "
+        f"budget of N lists per unit) or a model spec ({', '.join(f'{s}:...' for s in BACKENDS)})."
+    )
+
+
+@dataclass
+class FlagTuningHarness:
+    """Runs systems over units with one compiler and one gate.
+
+    Args:
+        compiler: Measures every list.
+        gate: Validates every list before it counts as an improvement.
+        tune_settings: Settings of ``tune:N`` systems (the budget is the N).
+        optimize_settings: How models are asked.
+        load_model: Makes a model from its spec (the CLI passes its backend options).
+        executor: Where the autotuner's jobs run.
+        workdir: Where the autotuner keeps its stores (for resuming); temporary if None.
+        jobs: Candidates measured at once for models.
+    """
+
+    compiler: Compiler
+    gate: Gate
+    tune_settings: TuneSettings
+    optimize_settings: OptimizeSettings
+    load_model: Callable[[str], Model]
+    executor: Executor | None = None
+    workdir: Path | None = None
+    jobs: int = 1
+
+    def run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row]:
+        """The rows of ``system`` on ``sources``, as each is done (the autotuner's at its end)."""
+        kind = system_kind(system)
+        if kind == "fixed":
+            for source in sources:
+                yield self._fixed(system, source)
+        elif kind == "tune":
+            yield from self._tune(system, sources)
+        else:
+            with self.load_model(system) as model:
+                optimizer = ModelOptimizer(self.compiler, model, self.gate, self.optimize_settings, self.jobs)
+                for source, result in zip(sources, optimizer.run(sources), strict=True):
+                    yield self._model_row(system, source, result)
+
+    def _fixed(self, system: str, source: ProgramSource) -> Row:
+        start = time.monotonic()
+        program = source.load(self.compiler)
+        oz = self.compiler.measure_oz(program).binary_size
+        unoptimized = self.compiler.measure(program).binary_size
+        pipeline = FIXED.get(system) or system.removeprefix("passes:")
+        common: dict[str, Any] = {
+            "unit": source.name,
+            "package": _package(source),
+            "system": system,
+            "oz_size": oz,
+            "unoptimized_size": unoptimized,
+        }
+        if pipeline == OZ_PIPELINE:
+            return Row(
+                **common,
+                zero_shot_size=oz,
+                size=oz,
+                validated=True,
+                unvalidated_size=oz,
+                outcome="oz",
+                pipeline=OZ_PIPELINE,
+                compiles=2,
+                seconds=time.monotonic() - start,
+            )
+        try:
+            passes = self.compiler.passes(pipeline)
+            size = self.compiler.measure(program, passes).binary_size
+        except InvalidPassList as error:
+            raise InvalidInput(f"system {system!r}: {error}") from error
+        except CommandFailed:
+            return Row(
+                **common,
+                zero_shot_size=oz,
+                size=oz,
+                validated=False,
+                unvalidated_size=None,
+                outcome=Verdict.COMPILE_FAILURE.value,
+                pipeline=OZ_PIPELINE,
+                compiles=3,
+                seconds=time.monotonic() - start,
+            )
+        passed = size < oz and self.gate.check(program, passes).passed
+        outcome = "improved" if passed else ("oz" if size >= oz else Verdict.VALIDATION_FAILURE.value)
+        return Row(
+            **common,
+            zero_shot_size=size if size >= oz or passed else oz,
+            size=size if passed else oz,
+            validated=passed,
+            unvalidated_size=size,
+            outcome=outcome,
+            pipeline=pipeline if passed else OZ_PIPELINE,
+            compiles=3,
+            seconds=time.monotonic() - start,
+        )
+
+    def _tune(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row]:
+        budget = int(system.removeprefix("tune:"))
+        settings = replace(self.tune_settings, budget=budget)
+        scratch = None
+        if self.workdir is not None:
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            store_path = self.workdir / f"tune-{budget}.sqlite"
+        else:
+            scratch = tempfile.TemporaryDirectory(prefix="llm-compiler-evaluate-")
+            store_path = Path(scratch.name) / "tune.sqlite"
+        store = Store(store_path)
+        start = time.monotonic()
+        try:
+            store.check_meta({**settings.identity(), "llvm_version": self.compiler.llvm_version}, resume=True)
+            report = Tuner(settings, store, self.executor or InlineExecutor(), self.compiler).run(
+                list(sources)
+            )
+        finally:
+            store.close()
+            if scratch is not None:
+                scratch.cleanup()
+        seconds = (time.monotonic() - start) / max(1, len(sources))
+        by_name = {result.program: result for result in report.programs}
+        for source in sources:
+            result = by_name.get(source.name)
+            if result is None or not result.ok:
+                detail = result.detail if result else "not tuned"
+                raise InvalidInput(f"{source.name}: the autotuner could not tune it: {detail}")
+            found = [s for s in (result.random_size, result.minimized_size, result.broadcast_size) if s > 0]
+            improved = result.best_size < result.oz_size
+            yield Row(
+                source.name,
+                _package(source),
+                system,
+                result.oz_size,
+                result.unoptimized_size,
+                result.best_size,
+                result.best_size,
+                True,
+                min(found, default=result.best_size),
+                "improved" if improved else "oz",
+                result.best_pipeline,
+                compiles=result.compiles,
+                seconds=seconds,
+            )
+
+    def _model_row(self, system: str, source: ProgramSource, result: UnitResult) -> Row:
+        program = source.load(self.compiler)
+        unoptimized = self.compiler.measure(program).binary_size
+        first = result.candidates[0] if result.candidates else None
+        zero_shot = result.oz_size
+        if (
+            first is not None
+            and first.binary_size is not None
+            and first.verdict is not Verdict.VALIDATION_FAILURE
+        ):
+            zero_shot = first.binary_size  # validated, or not smaller (a regression counts as it is)
+        measured = [c.binary_size for c in result.candidates if c.binary_size is not None]
+        return Row(
+            source.name,
+            _package(source),
+            system,
+            result.oz_size,
+            unoptimized,
+            zero_shot,
+            result.binary_size,
+            result.fallback is None,
+            min(measured, default=None),
+            "improved" if result.fallback is None else result.fallback.value,
+            result.chosen,
+            first.predicted_before if first else None,
+            first.predicted_after if first else None,
+            first.binary_size if first else None,
+            compiles=1 + len({c.run for c in result.candidates if c.run}),
+            seconds=result.seconds,
+        )
+
+
+def _package(source: ProgramSource) -> str:
+    return str(source.provenance.get("package") or Path(source.name).parent.name or "-")
+
+
+def mape(pairs: Iterable[tuple[int, int]]) -> float | None:
+    """Mean absolute percentage error of (predicted, actual) pairs, as a fraction.
+
+    Example:
+        >>> mape([(110, 100), (45, 50)])
+        0.1
+    """
+    errors = [abs(predicted - actual) / actual for predicted, actual in pairs if actual > 0]
+    return sum(errors) / len(errors) if errors else None
+
+
+def metrics(rows: Sequence[Row]) -> dict[str, Any]:
+    """The figures of one system over ``rows`` (see the module docstring)."""
+    count = len(rows)
+    outcomes = Counter(row.outcome for row in rows)
+    unvalidated = [
+        (row.oz_size, min(row.unvalidated_size, row.oz_size)) for row in rows if row.unvalidated_size
+    ]
+    return {
+        "units": count,
+        "geomean_zero_shot": geometric_mean_improvement([(row.oz_size, row.zero_shot_size) for row in rows]),
+        "geomean_backup": geometric_mean_improvement([(row.oz_size, row.size) for row in rows]),
+        "improved": sum(row.zero_shot_size < row.oz_size for row in rows) / count if count else 0.0,
+        "regressed": sum(row.zero_shot_size > row.oz_size for row in rows) / count if count else 0.0,
+        "outcomes": {outcome: n / count for outcome, n in sorted(outcomes.items())},
+        "compiles_per_unit": sum(row.compiles for row in rows) / count if count else 0.0,
+        "seconds_per_unit": sum(row.seconds for row in rows) / count if count else 0.0,
+        "mape_before": mape((r.predicted_before, r.unoptimized_size) for r in rows if r.predicted_before),
+        "mape_after": mape(
+            (r.predicted_after, r.measured_after) for r in rows if r.predicted_after and r.measured_after
+        ),
+        "geomean_unvalidated": geometric_mean_improvement(unvalidated) if unvalidated else None,
+    }
+
+
+def summarize(
+    rows: Sequence[Row], *, llvm_version: str, programs: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """``report.json``: the figures per system, and per package and system."""
+    by_system: dict[str, list[Row]] = defaultdict(list)
+    by_package: dict[str, dict[str, list[Row]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        by_system[row.system].append(row)
+        by_package[row.package][row.system].append(row)
+    return {
+        "task": "flag-tuning",
+        "llvm_version": llvm_version,
+        "programs": programs,
+        "units": len({row.unit for row in rows}),
+        "systems": {name: metrics(group) for name, group in by_system.items()},
+        "packages": {
+            package: {name: metrics(group) for name, group in systems.items()}
+            for package, systems in sorted(by_package.items())
+        },
+        "settings": settings,
+    }
