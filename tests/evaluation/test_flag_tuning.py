@@ -184,7 +184,7 @@ def test_a_killed_run_resumes_to_the_same_report(replay_file: Path, tmp_path: Pa
 
 @pytest.mark.slow
 def test_examples_with_a_tiny_model(tmp_path: Path) -> None:
-    """On (four of) the examples: -Oz, the autotuner and a tiny model of the released shape."""
+    """On (two of) the examples: -Oz, the autotuner and a tiny model of the released shape."""
     pytest.importorskip("torch")
     tiny_models = pytest.importorskip("tests.models.tiny_models")
     model = tiny_models.hf_model_dir("untrained")
@@ -194,7 +194,7 @@ def test_examples_with_a_tiny_model(tmp_path: Path) -> None:
         "flag-tuning",
         str(EXAMPLES),
         "--limit",
-        "4",
+        "2",
         "--system",
         "oz",
         "--system",
@@ -214,3 +214,12 @@ def test_examples_with_a_tiny_model(tmp_path: Path) -> None:
     assert untrained["geomean_backup"] == 0 and untrained["regressed"] == 0  # nonsense keeps -Oz
     assert report["systems"]["tune:8"]["geomean_backup"] >= 0
     assert all((out / name).is_file() for name in ("report.md", "report.html", "results.jsonl"))
+
+
+def test_bleu_by_hand() -> None:
+    from llm_compiler.models.disassemble import bleu
+
+    # n-gram precisions 6/6, 4/5, 3/4, 2/3; brevity penalty exp(1 - 7/6).
+    expected = math.exp(1 - 7 / 6) * (1.0 * 0.8 * 0.75 * (2 / 3)) ** 0.25
+    assert bleu("the cat sat on the mat", "the cat sat on the red mat") == pytest.approx(expected, rel=1e-6)
+    assert bleu("movl %eax, %ebx\nretq", "movl %eax, %ebx\nretq") == 1.0
