@@ -66,6 +66,7 @@ class HFModel(Model):
         model.to(device)
         model.eval()
         tokenizer.padding_side = "left"
+        tokenizer.model_max_length = 1 << 30  # the context is checked here, with the counts, not warned about
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.unk_token or tokenizer.eos_token
         limit = int(getattr(model.config, "max_position_embeddings", 0) or 0)
