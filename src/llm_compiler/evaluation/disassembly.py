@@ -28,7 +28,6 @@ the paper's figures under the same keys, for orientation.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import CommandFailed, InvalidInput
+from llm_compiler.evaluation.flag_tuning import by_system_and_target
 from llm_compiler.models.base import Model
 from llm_compiler.models.disassemble import DISASSEMBLY_BUDGET, LiftResult, lift_texts
 from llm_compiler.models.emulate import comparable
@@ -302,17 +302,7 @@ def summarize_disassembly(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         ``{"task": "disassembly", "units": distinct units, "systems": {spec: metrics and
         "by_target": {triple: metrics}}, "paper": PAPER}``.
     """
-    by_system: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_system[row["system"]].append(row)
-    systems = {}
-    for system, group in by_system.items():
-        by_target: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for row in group:
-            by_target[row["target"]].append(row)
-        systems[system] = {
-            **metrics(group),
-            "by_target": {target: metrics(part) for target, part in sorted(by_target.items())},
-        }
-    units = {row["unit"] for group in by_system.values() for row in group}
+    rows = list(rows)
+    systems = by_system_and_target(rows, metrics)
+    units = {row["unit"] for row in rows}
     return {"task": "disassembly", "units": len(units), "systems": systems, "paper": PAPER}

@@ -33,7 +33,6 @@ is None. :data:`PAPER` holds the paper's figures under the same keys.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -41,7 +40,7 @@ from typing import Any
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import CommandFailed, InvalidInput
-from llm_compiler.evaluation.flag_tuning import mape
+from llm_compiler.evaluation.flag_tuning import by_system_and_target, mape
 from llm_compiler.evaluation.perplexity import dataset_samples
 from llm_compiler.models.backends.replay import prompt_key
 from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
@@ -366,17 +365,7 @@ def summarize_emulation(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         ``{"task": "emulation", "samples": distinct samples, "systems": {spec: metrics
         and "by_target": {"ir"/"asm": metrics}}, "paper": PAPER}``.
     """
-    by_system: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_system[row["system"]].append(row)
-    systems = {}
-    for system, group in by_system.items():
-        by_target: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for row in group:
-            by_target[row["target"]].append(row)
-        systems[system] = {
-            **metrics(group),
-            "by_target": {target: metrics(part) for target, part in sorted(by_target.items())},
-        }
-    samples = {row["sample"] for group in by_system.values() for row in group}
+    rows = list(rows)
+    systems = by_system_and_target(rows, metrics)
+    samples = {row["sample"] for row in rows}
     return {"task": "emulation", "samples": len(samples), "systems": systems, "paper": PAPER}

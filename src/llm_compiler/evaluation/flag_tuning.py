@@ -32,7 +32,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -244,8 +244,7 @@ class FlagTuningHarness:
             )
 
     def _model_row(self, system: str, source: ProgramSource, result: UnitResult) -> Row:
-        program = source.load(self.compiler)
-        unoptimized = self.compiler.measure(program).binary_size
+        unoptimized = result.unoptimized_size
         first = result.candidates[0] if result.candidates else None
         zero_shot = result.oz_size
         if (
@@ -277,6 +276,23 @@ class FlagTuningHarness:
 
 def _package(source: ProgramSource) -> str:
     return str(source.provenance.get("package") or Path(source.name).parent.name or "-")
+
+
+def by_system_and_target(
+    rows: Iterable[Mapping[str, Any]], figures: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """``figures`` of each system's rows, with ``"by_target"``: the same per row ``target``."""
+    by_system: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_system[row["system"]].append(row)
+    systems = {}
+    for system, group in by_system.items():
+        by_target: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for row in group:
+            by_target[row["target"]].append(row)
+        targets = {target: figures(part) for target, part in sorted(by_target.items())}
+        systems[system] = {**figures(group), "by_target": targets}
+    return systems
 
 
 def mape(pairs: Iterable[tuple[int, int]]) -> float | None:

@@ -111,6 +111,7 @@ class UnitResult:
         fallback: Why -Oz was kept (None when a model's list was used).
         candidates: Every answer, in the order generated.
         seconds: Wall time for the unit's compile side.
+        unoptimized_size: The input's binary size (what a model's "from N bytes" predicts).
     """
 
     unit: str
@@ -126,6 +127,7 @@ class UnitResult:
     fallback_detail: str = ""
     candidates: tuple[Candidate, ...] = ()
     seconds: float = 0.0
+    unoptimized_size: int = 0
 
     @property
     def improvement(self) -> float:
@@ -233,29 +235,24 @@ class ModelOptimizer:
         for (index, _), generation in zip(sendable, generations, strict=True):
             answers[index] = [(c.text, c.finish_reason) for c in generation.completions]
         for index, (source, program) in enumerate(units):
-            start = time.monotonic()
-            oz = self.compiler.measure_oz(program)
+            unit = _Unit(
+                source,
+                program,
+                prompts[index],
+                tokens[index],
+                self.compiler.measure_oz(program).binary_size,
+                self.compiler.measure(program).binary_size,
+                time.monotonic(),
+            )
             if index not in answers:
                 reason = refused.get(index) or (
                     f"the prompt is {tokens[index]} tokens, over the budget of {self.settings.budget}; "
                     "the unit was not sent (split it per function to give the model a chance)"
                 )
-                result = self._fallback(
-                    source,
-                    program,
-                    prompts[index],
-                    tokens[index],
-                    oz.binary_size,
-                    Verdict.OVER_BUDGET,
-                    reason,
-                    (),
-                    start,
-                )
+                result = self._result(unit, OZ_PIPELINE, unit.oz_size, Verdict.OVER_BUDGET, reason, [])
             else:
-                candidates = self._candidates(program, answers[index], oz.binary_size)
-                result = self._choose(
-                    source, program, prompts[index], tokens[index], oz.binary_size, candidates, start
-                )
+                candidates = self._candidates(program, answers[index], unit.oz_size)
+                result = self._choose(unit, candidates)
             if on_result is not None:
                 on_result(result)
             yield result
@@ -301,16 +298,7 @@ class ModelOptimizer:
                 parsed[i] = _with(candidate, binary_size=size)
         return parsed
 
-    def _choose(
-        self,
-        source: ProgramSource,
-        program: Program,
-        prompt: str,
-        tokens: int,
-        oz_size: int,
-        candidates: list[Candidate],
-        start: float,
-    ) -> UnitResult:
+    def _choose(self, unit: _Unit, candidates: list[Candidate]) -> UnitResult:
         """Validates the smaller candidates, smallest first; the first to pass wins."""
         order = sorted(
             (
@@ -326,7 +314,7 @@ class ModelOptimizer:
             candidate = candidates[i]
             assert candidate.run is not None
             if candidate.run not in verdicts:
-                result = self.gate.check(program, self.compiler.passes(candidate.run))
+                result = self.gate.check(unit.program, self.compiler.passes(candidate.run))
                 verdict = Verdict.VALIDATED if result.passed else Verdict.VALIDATION_FAILURE
                 verdicts[candidate.run] = _with(
                     candidate, verdict=verdict, detail=result.description, replay=result.command
@@ -339,53 +327,48 @@ class ModelOptimizer:
                 chosen = candidates[i]
                 break
         if chosen is not None and chosen.run is not None and chosen.binary_size is not None:
-            return UnitResult(
-                source.name,
-                program.id,
-                self.model.spec,
-                self.compiler.llvm_version,
-                prompt_key(prompt),
-                tokens,
-                oz_size,
-                chosen.run,
-                chosen.binary_size,
-                None,
-                "",
-                tuple(candidates),
-                time.monotonic() - start,
-            )
+            return self._result(unit, chosen.run, chosen.binary_size, None, "", candidates)
         verdict, detail = _why_not(candidates)
-        return self._fallback(
-            source, program, prompt, tokens, oz_size, verdict, detail, tuple(candidates), start
-        )
+        return self._result(unit, OZ_PIPELINE, unit.oz_size, verdict, detail, candidates)
 
-    def _fallback(
+    def _result(
         self,
-        source: ProgramSource,
-        program: Program,
-        prompt: str,
-        tokens: int,
-        oz_size: int,
-        verdict: Verdict,
+        unit: _Unit,
+        chosen: str,
+        size: int,
+        fallback: Verdict | None,
         detail: str,
-        candidates: tuple[Candidate, ...],
-        start: float,
+        candidates: Sequence[Candidate],
     ) -> UnitResult:
         return UnitResult(
-            source.name,
-            program.id,
+            unit.source.name,
+            unit.program.id,
             self.model.spec,
             self.compiler.llvm_version,
-            prompt_key(prompt),
-            tokens,
-            oz_size,
-            OZ_PIPELINE,
-            oz_size,
-            verdict,
+            prompt_key(unit.prompt),
+            unit.tokens,
+            unit.oz_size,
+            chosen,
+            size,
+            fallback,
             detail,
-            candidates,
-            time.monotonic() - start,
+            tuple(candidates),
+            time.monotonic() - unit.start,
+            unit.unoptimized_size,
         )
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A unit being decided: what every result record repeats."""
+
+    source: ProgramSource
+    program: Program
+    prompt: str
+    tokens: int
+    oz_size: int
+    unoptimized_size: int
+    start: float
 
 
 def read_answer(
