@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("corpus",),
     ("autotune", "tasks"),
     ("models",),
-    ("evaluation", "training"),
+    ("predictor",),
+    ("evaluation", "training", "driver"),
     ("cli",),
     ("__main__",),
 ]

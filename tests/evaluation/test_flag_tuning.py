@@ -66,10 +66,11 @@ def test_figures_by_hand() -> None:
 
 
 def test_systems_are_named_or_refused() -> None:
-    assert [
-        system_kind(s) for s in ("oz", "o3", "passes:function(sroa)", "tune:100", "hf:x", "replay:f")
-    ] == ["fixed", "fixed", "fixed", "tune", "model", "model"]
-    for bad in ("tune:", "tune:0", "o4", "llama:x"):
+    names = ("oz", "o3", "passes:function(sroa)", "tune:100", "hf:x", "replay:f", "builtin", "common:10")
+    assert [system_kind(s) for s in (*names, "builtin:k=3", "random:10")] == [
+        *("fixed", "fixed", "fixed", "tune", "model", "model", "lists", "lists", "lists", "lists")
+    ]
+    for bad in ("tune:", "tune:0", "o4", "llama:x", "random:", "random:0"):
         with pytest.raises(InvalidInput, match="Unknown system"):
             system_kind(bad)
 

@@ -8,6 +8,10 @@ several subcommands are defined once, in :mod:`llm_compiler.cli.options`.
 Errors of llm-compiler (:class:`~llm_compiler.errors.LlmCompilerError`) are printed
 as one paragraph and exit with status 2; ``--debug`` shows the traceback instead.
 Interrupting with Ctrl-C exits with status 130.
+
+``llm-compiler cc`` and ``llm-compiler c++`` are the exception: they stand in for a
+compiler in a build, so their arguments are a compiler's and go, unparsed, to
+:mod:`llm_compiler.cli.cc`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from llm_compiler import __version__
 from llm_compiler.cli.options import common_options
 from llm_compiler.errors import LlmCompilerError
 
+#: Commands that take a compiler's command line, not argparse options.
+DRIVER_COMMANDS = ("cc", "c++")
+
 SUBCOMMANDS = (
     "measure",
     "compile",
@@ -35,6 +42,7 @@ SUBCOMMANDS = (
     "corpus",
     "data",
     "optimize",
+    "predictor",
     "disassemble",
     "emulate",
     "evaluate",
@@ -48,10 +56,12 @@ EPILOG = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
   llm-compiler tune 'corpus:~/.local/share/llm-compiler/corpus?split=test&limit=50' --out runs/test
   llm-compiler validate --passes 'module(default<Oz>)'
+  llm-compiler optimize examples/ --out results/
   llm-compiler optimize examples/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out results/
   llm-compiler disassemble crc32.s --model hf:facebook/llm-compiler-7b-ftd -o crc32.ll
   llm-compiler emulate examples/crc32.c --passes 'module(default<Oz>)' --model hf:facebook/llm-compiler-7b
   llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
+  make CC="llm-compiler cc --results tuned/"     # build with tuned lists (llm-compiler cc --help)
 """
 
 
@@ -86,8 +96,13 @@ def _configure_logging(verbosity: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``llm-compiler`` console script."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] in DRIVER_COMMANDS:
+        from llm_compiler.cli import cc
+
+        return cc.main(arguments[0], arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     _configure_logging(args.verbose)
     try:
         return int(args.run(args))

@@ -26,10 +26,20 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
 from llm_compiler.files import atomic_write_bytes
-from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, ModelOptimizer, OptimizeSettings, UnitResult
+from llm_compiler.models.optimize import (
+    FLAG_TUNING_BUDGET,
+    ListOptimizer,
+    ModelOptimizer,
+    OptimizeSettings,
+    UnitResult,
+)
+from llm_compiler.predictor.proposer import is_predictor_spec, predictor_optimizer
 from llm_compiler.validation.gate import Gate, load_suites
 
 EXAMPLES = """examples:
+  llm-compiler optimize examples/ --out results/            # the built-in predictor (no GPU, no download)
+  llm-compiler optimize src/ --model builtin:k=3 --out results/   # measure its top 3 lists only
+  llm-compiler optimize src/ --model builtin:my-ranker/ranker.json  # a ranker from `predictor train`
   llm-compiler optimize examples/crc32.c --model hf:facebook/llm-compiler-7b-ftd -o crc32.o
   llm-compiler optimize src/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out results/
   llm-compiler optimize src/ --model openai:http://127.0.0.1:8000#facebook/llm-compiler-13b-ftd \\
@@ -45,9 +55,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "optimize",
         parents=[common],
-        help="ask a model for pass lists; keep the smallest validated result, or -Oz",
+        help="pass lists from the built-in predictor or a model; keep the smallest validated result, or -Oz",
         description=(
-            "LLM Compiler's flag tuning, made safe. For each unit: the flag-tuning prompt, the model's "
+            "LLM Compiler's flag tuning, made safe. Without --model, the built-in predictor ranks its "
+            "candidate lists for each unit and the top k (default 10) are measured beside -Oz and "
+            "validated. With a model: the flag-tuning prompt, the model's "
             "answers (generation stops at the first <code> unless --full-answer), each list read "
             "leniently, mapped from the model's LLVM 17 where sound, checked by the pass-list gate, "
             "measured beside -Oz, and validated as tune validates (the target's own link, PassListEval "
@@ -58,7 +70,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_program_arguments(parser)
-    add_model_options(parser)
+    add_model_options(
+        parser,
+        required=False,
+        default_help="builtin (default: the built-in predictor; builtin:PATH, builtin:k=N), ",
+    )
     group = parser.add_argument_group("answers and checks")
     group.add_argument(
         "--full-answer",
@@ -109,6 +125,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.model = args.model or "builtin"
     compiler = make_compiler(args)
     sources = list(program_set(args))
     if not sources:
@@ -140,10 +157,15 @@ def run(args: argparse.Namespace) -> int:
         )
     results: list[UnitResult | dict[str, Any]] = [done[s.name] for s in sources if s.name in done]
     if todo:
-        with model_from_args(args) as model:
-            gate = Gate(compiler, load_suites(args.suite, compiler), args.check)
-            optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=max(1, args.jobs))
+        gate = Gate(compiler, load_suites(args.suite, compiler), args.check)
+        jobs = max(1, args.jobs)
+        if is_predictor_spec(args.model):
+            optimizer: ListOptimizer = predictor_optimizer(compiler, gate, args.model, jobs)
             results += _run(optimizer, todo, compiler, args, out, identity, console)
+        else:
+            with model_from_args(args) as model:
+                optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=jobs)
+                results += _run(optimizer, todo, compiler, args, out, identity, console)
     records = [r.to_json() if isinstance(r, UnitResult) else r for r in results]
     if not args.json:
         _print(Console(), records)
@@ -178,7 +200,7 @@ def _done(path: Path, identity: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _run(
-    optimizer: ModelOptimizer,
+    optimizer: ListOptimizer,
     sources: list[ProgramSource],
     compiler: Compiler,
     args: argparse.Namespace,
@@ -192,7 +214,7 @@ def _run(
         out.mkdir(parents=True, exist_ok=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(f"optimize with {args.model}", total=len(sources))
+        task = progress.add_task(f"optimize with {optimizer.spec}", total=len(sources))
         for result in optimizer.run(_remember(sources, programs)):
             record = {**result.to_json(), "settings": identity}
             if out:
@@ -234,7 +256,7 @@ def _safe(name: str) -> str:
 
 
 def _print(console: Console, records: list[dict[str, Any]]) -> None:
-    table = Table(title="Model pass lists (binary = .text + .data bytes; -Oz kept when no list validated)")
+    table = Table(title="Pass lists (binary = .text + .data bytes; -Oz kept when no list validated)")
     table.add_column("unit", overflow="ellipsis", no_wrap=True, ratio=2)
     for column in ("-Oz", "kept", "vs -Oz"):
         table.add_column(column, justify="right", no_wrap=True)

@@ -216,14 +216,23 @@ def make_compiler(args: argparse.Namespace) -> Compiler:
     return compiler
 
 
-def add_model_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
-    """``--model SPEC`` and how it generates; backend settings default to the backend's own."""
+def add_model_options(
+    parser: argparse.ArgumentParser, *, required: bool = True, default_help: str = ""
+) -> None:
+    """``--model SPEC`` and how it generates; backend settings default to the backend's own.
+
+    Args:
+        parser: The command's parser.
+        required: Whether ``--model`` must be given.
+        default_help: Specs this command adds before the model backends' (for ``--help``).
+    """
     group = parser.add_argument_group("model")
     group.add_argument(
         "--model",
         required=required,
         metavar="SPEC",
-        help="hf:PATH_OR_ID, vllm:PATH_OR_ID, gguf:FILE, openai:URL[#MODEL] or replay:FILE.jsonl",
+        help=default_help
+        + "hf:PATH_OR_ID, vllm:PATH_OR_ID, gguf:FILE, openai:URL[#MODEL] or replay:FILE.jsonl",
     )
     group.add_argument("--samples", type=int, default=1, metavar="K", help="answers per prompt (default: 1)")
     group.add_argument(

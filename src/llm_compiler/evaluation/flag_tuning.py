@@ -8,7 +8,12 @@ it proposes with the same compiler and gate, whoever it is:
 * ``tune:N``: the autotuner (:mod:`llm_compiler.autotune`) at a budget of N lists per
   unit, with minimization, broadcast and validation;
 * a model spec (``hf:``, ``vllm:``, ``gguf:``, ``openai:``, ``replay:``): the model's
-  answers through :class:`~llm_compiler.models.optimize.ModelOptimizer`.
+  answers through :class:`~llm_compiler.models.optimize.ModelOptimizer`;
+* ``builtin`` (``builtin:k=N``, ``builtin:PATH,k=N``): the built-in predictor's top k
+  lists; ``common:N``: its N candidates most often kept in training, the same for
+  every unit (no learning); ``random:N``: N random lists as random search draws them.
+  Each is measured beside -Oz and validated as a model's answers are
+  (:class:`~llm_compiler.models.proposed.ProposerOptimizer`).
 
 Each (unit, system) gives a :class:`Row`:
 
@@ -38,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler.autotune.jobs import TuneSettings
+from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
@@ -47,8 +53,10 @@ from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList
 from llm_compiler.models.base import Model
-from llm_compiler.models.optimize import ModelOptimizer, OptimizeSettings, UnitResult, Verdict
+from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult, Verdict
+from llm_compiler.models.proposed import ProposerOptimizer
 from llm_compiler.models.registry import BACKENDS
+from llm_compiler.predictor.proposer import is_predictor_spec, predictor_optimizer
 from llm_compiler.validation.gate import Gate
 
 FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
@@ -86,7 +94,7 @@ class Row:
 
 
 def system_kind(name: str) -> str:
-    """``fixed``, ``tune`` or ``model`` for a system name.
+    """``fixed``, ``tune``, ``lists`` or ``model`` for a system name.
 
     Raises:
         InvalidInput: Not a system this harness knows.
@@ -95,11 +103,14 @@ def system_kind(name: str) -> str:
         return "fixed"
     if name.startswith("tune:") and name[5:].isdigit() and int(name[5:]) > 0:
         return "tune"
+    if is_predictor_spec(name) or (name.startswith("random:") and name[7:].isdigit() and int(name[7:]) > 0):
+        return "lists"
     if name.partition(":")[0] in BACKENDS:
         return "model"
     raise InvalidInput(
         f"Unknown system {name!r}: use oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner with a "
-        f"budget of N lists per unit) or a model spec ({', '.join(f'{s}:...' for s in BACKENDS)})."
+        "budget of N lists per unit), builtin[:k=N] (the built-in predictor), common:N, random:N or a "
+        f"model spec ({', '.join(f'{s}:...' for s in BACKENDS)})."
     )
 
 
@@ -135,11 +146,25 @@ class FlagTuningHarness:
                 yield self._fixed(system, source)
         elif kind == "tune":
             yield from self._tune(system, sources)
+        elif kind == "lists":
+            optimizer = self._lists(system)
+            for source, result in zip(sources, optimizer.run(sources), strict=True):
+                yield self._model_row(system, source, result)
         else:
             with self.load_model(system) as model:
                 optimizer = ModelOptimizer(self.compiler, model, self.gate, self.optimize_settings, self.jobs)
                 for source, result in zip(sources, optimizer.run(sources), strict=True):
                     yield self._model_row(system, source, result)
+
+    def _lists(self, system: str) -> ListOptimizer:
+        if system.startswith("random:"):
+            pass_set = self.tune_settings.search_pass_set(self.compiler)
+            proposer = RandomSearch(self.tune_settings.seed, self.tune_settings.max_length)
+            count = int(system.removeprefix("random:"))
+            return ProposerOptimizer(
+                self.compiler, proposer, self.gate, pass_set, count, system, 1, self.jobs
+            )
+        return predictor_optimizer(self.compiler, self.gate, system, self.jobs)
 
     def _fixed(self, system: str, source: ProgramSource) -> Row:
         start = time.monotonic()

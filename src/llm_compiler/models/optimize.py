@@ -24,6 +24,7 @@ answers, so a results file can be replayed (``replay:FILE``) and re-scored.
 
 from __future__ import annotations
 
+import abc
 import enum
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -180,23 +181,51 @@ class OptimizeSettings:
         )
 
 
-@dataclass
-class ModelOptimizer:
-    """The pipeline of the module docstring, for one model, compiler and gate.
+@dataclass(frozen=True)
+class Proposal:
+    """What a source of lists said for one unit, before anything was measured.
 
-    Args:
-        compiler: Measures every list.
-        model: Proposes lists.
-        gate: Validates lists smaller than -Oz (the one ``tune`` uses).
-        settings: How answers are asked for.
-        jobs: Candidates measured at once.
+    Attributes:
+        candidates: The lists proposed, read and checked by the pass-list gate (those
+            with verdict ``not-checked`` are measured).
+        refusal: Why the unit was not asked (over the prompt budget...), if it was not.
+        prompt_sha256: The prompt's hash, for a model ("" otherwise).
+        tokens: The prompt's length in the model's tokens (0 otherwise).
+    """
+
+    candidates: tuple[Candidate, ...] = ()
+    refusal: tuple[Verdict, str] | None = None
+    prompt_sha256: str = ""
+    tokens: int = 0
+
+
+class ListOptimizer(abc.ABC):
+    """Steps 4 to 6 of the module docstring, for any source of lists.
+
+    A subclass says what it proposes for a batch of units (:meth:`propose`); this class
+    measures every candidate and -Oz, validates the smaller ones smallest first and
+    keeps the first to pass, or -Oz with the reason. A model (:class:`ModelOptimizer`),
+    the built-in predictor and any search proposer
+    (:class:`~llm_compiler.models.proposed.ProposerOptimizer`) share it.
     """
 
     compiler: Compiler
-    model: Model
     gate: Gate
-    settings: OptimizeSettings = field(default_factory=OptimizeSettings)
-    jobs: int = 1
+    jobs: int
+
+    @property
+    @abc.abstractmethod
+    def spec(self) -> str:
+        """The name records carry (a model spec, ``builtin``, ``random:10``...)."""
+
+    @property
+    def batch_size(self) -> int:
+        """Units proposed for at once."""
+        return 8
+
+    @abc.abstractmethod
+    def propose(self, programs: Sequence[Program]) -> list[Proposal]:
+        """One proposal per program, in order."""
 
     def run(
         self, sources: Iterable[ProgramSource], on_result: Callable[[UnitResult], None] | None = None
@@ -205,65 +234,48 @@ class ModelOptimizer:
 
         Raises:
             InvalidInput: A unit cannot be read or compiled to IR.
-            ModelError: The backend failed (answers already written are kept by callers).
+            ModelError: A model's backend failed (answers already written are kept by callers).
         """
         pending: list[tuple[ProgramSource, Program]] = []
         for source in sources:
             pending.append((source, source.load(self.compiler)))
-            if len(pending) >= self.settings.batch:
+            if len(pending) >= self.batch_size:
                 yield from self._batch(pending, on_result)
                 pending = []
         if pending:
             yield from self._batch(pending, on_result)
 
+    def decide(self, name: str, program: Program, proposal: Proposal) -> UnitResult:
+        """Measures, validates and chooses for one unit named ``name`` (what :meth:`run` does
+        per unit)."""
+        unit = _Unit(
+            name,
+            program,
+            proposal.prompt_sha256,
+            proposal.tokens,
+            self.compiler.measure_oz(program).binary_size,
+            self.compiler.measure(program).binary_size,
+            time.monotonic(),
+        )
+        if proposal.refusal is not None:
+            verdict, reason = proposal.refusal
+            return self._result(unit, OZ_PIPELINE, unit.oz_size, verdict, reason, [])
+        candidates = self._measured(program, proposal.candidates, unit.oz_size)
+        return self._choose(unit, candidates)
+
     def _batch(
         self, units: Sequence[tuple[ProgramSource, Program]], on_result: Callable[[UnitResult], None] | None
     ) -> Iterator[UnitResult]:
-        prompts = [flag_tuning_prompt(program.ir) for _, program in units]
-        tokens = [self.model.count_tokens(prompt) for prompt in prompts]
-        fits = [i for i, count in enumerate(tokens) if count <= self.settings.budget]
-        requests = [self.settings.request(prompts[i], self.model.context_length - tokens[i]) for i in fits]
-        answers: dict[int, list[tuple[str, str]]] = {}
-        refused: dict[int, str] = {}
-        for index, request in zip(fits, requests, strict=True):
-            try:
-                self.model.answer_limit(request)
-            except PromptTooLong as error:
-                refused[index] = str(error)
-        sendable = [(i, r) for i, r in zip(fits, requests, strict=True) if i not in refused]
-        generations = self.model.generate([request for _, request in sendable])
-        for (index, _), generation in zip(sendable, generations, strict=True):
-            answers[index] = [(c.text, c.finish_reason) for c in generation.completions]
-        for index, (source, program) in enumerate(units):
-            unit = _Unit(
-                source,
-                program,
-                prompts[index],
-                tokens[index],
-                self.compiler.measure_oz(program).binary_size,
-                self.compiler.measure(program).binary_size,
-                time.monotonic(),
-            )
-            if index not in answers:
-                reason = refused.get(index) or (
-                    f"the prompt is {tokens[index]} tokens, over the budget of {self.settings.budget}; "
-                    "the unit was not sent (split it per function to give the model a chance)"
-                )
-                result = self._result(unit, OZ_PIPELINE, unit.oz_size, Verdict.OVER_BUDGET, reason, [])
-            else:
-                candidates = self._candidates(program, answers[index], unit.oz_size)
-                result = self._choose(unit, candidates)
+        proposals = self.propose([program for _, program in units])
+        for (source, program), proposal in zip(units, proposals, strict=True):
+            result = self.decide(source.name, program, proposal)
             if on_result is not None:
                 on_result(result)
             yield result
 
-    def _candidates(
-        self, program: Program, answers: Sequence[tuple[str, str]], oz_size: int
-    ) -> list[Candidate]:
-        """Parses, maps and measures each answer (measurements in parallel)."""
-        parsed: list[Candidate] = []
-        for text, finish in answers:
-            parsed.append(read_answer(self.compiler, text, finish, self.settings.source_llvm))
+    def _measured(self, program: Program, proposed: Sequence[Candidate], oz_size: int) -> list[Candidate]:
+        """Measures each candidate that may be measured (in parallel, each list once)."""
+        parsed = list(proposed)
         to_measure = [
             i for i, c in enumerate(parsed) if c.run is not None and c.verdict is Verdict.NOT_CHECKED
         ]
@@ -341,11 +353,11 @@ class ModelOptimizer:
         candidates: Sequence[Candidate],
     ) -> UnitResult:
         return UnitResult(
-            unit.source.name,
+            unit.name,
             unit.program.id,
-            self.model.spec,
+            self.spec,
             self.compiler.llvm_version,
-            prompt_key(unit.prompt),
+            unit.prompt_sha256,
             unit.tokens,
             unit.oz_size,
             chosen,
@@ -358,13 +370,74 @@ class ModelOptimizer:
         )
 
 
+@dataclass
+class ModelOptimizer(ListOptimizer):
+    """The pipeline of the module docstring, for one model, compiler and gate.
+
+    Args:
+        compiler: Measures every list.
+        model: Proposes lists.
+        gate: Validates lists smaller than -Oz (the one ``tune`` uses).
+        settings: How answers are asked for.
+        jobs: Candidates measured at once.
+    """
+
+    compiler: Compiler
+    model: Model
+    gate: Gate
+    settings: OptimizeSettings = field(default_factory=OptimizeSettings)
+    jobs: int = 1
+
+    @property
+    def spec(self) -> str:
+        return self.model.spec
+
+    @property
+    def batch_size(self) -> int:
+        return self.settings.batch
+
+    def propose(self, programs: Sequence[Program]) -> list[Proposal]:
+        """Steps 1 to 3: the prompts, the answers (one batch to the backend), each read."""
+        prompts = [flag_tuning_prompt(program.ir) for program in programs]
+        tokens = [self.model.count_tokens(prompt) for prompt in prompts]
+        fits = [i for i, count in enumerate(tokens) if count <= self.settings.budget]
+        requests = [self.settings.request(prompts[i], self.model.context_length - tokens[i]) for i in fits]
+        refused: dict[int, str] = {}
+        for index, request in zip(fits, requests, strict=True):
+            try:
+                self.model.answer_limit(request)
+            except PromptTooLong as error:
+                refused[index] = str(error)
+        sendable = [(i, r) for i, r in zip(fits, requests, strict=True) if i not in refused]
+        generations = self.model.generate([request for _, request in sendable])
+        answers: dict[int, list[tuple[str, str]]] = {}
+        for (index, _), generation in zip(sendable, generations, strict=True):
+            answers[index] = [(c.text, c.finish_reason) for c in generation.completions]
+        proposals = []
+        for index, prompt in enumerate(prompts):
+            key, count = prompt_key(prompt), tokens[index]
+            if index not in answers:
+                reason = refused.get(index) or (
+                    f"the prompt is {tokens[index]} tokens, over the budget of {self.settings.budget}; "
+                    "the unit was not sent (split it per function to give the model a chance)"
+                )
+                proposals.append(Proposal((), (Verdict.OVER_BUDGET, reason), key, count))
+            else:
+                read = tuple(
+                    read_answer(self.compiler, text, finish, self.settings.source_llvm)
+                    for text, finish in answers[index]
+                )
+                proposals.append(Proposal(read, None, key, count))
+        return proposals
+
+
 @dataclass(frozen=True)
 class _Unit:
     """A unit being decided: what every result record repeats."""
 
-    source: ProgramSource
+    name: str
     program: Program
-    prompt: str
+    prompt_sha256: str
     tokens: int
     oz_size: int
     unoptimized_size: int
@@ -421,7 +494,7 @@ def _with(candidate: Candidate, **changes: Any) -> Candidate:
 def _why_not(candidates: Sequence[Candidate]) -> tuple[Verdict, str]:
     """The reason -Oz was kept: the most advanced stage any answer reached."""
     if not candidates:
-        return Verdict.PARSE_ERROR, "the model gave no answer"
+        return Verdict.PARSE_ERROR, "no list was proposed"
     stages = [
         Verdict.VALIDATION_FAILURE,
         Verdict.NOT_SMALLER,

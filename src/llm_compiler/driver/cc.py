@@ -1,0 +1,383 @@
+"""The compiler driver: one build command, compiled with the unit's own pass list.
+
+:class:`Driver` runs one command of a project's build in place of its compiler. A
+compile of one C or C++ unit to an object (see :mod:`llm_compiler.driver.arguments`)
+goes through LLM Compiler's steps:
+
+1. **Front end.** clang with the build's flags (less ``-c``, ``-o``, ``-O``) and the
+   project's front-end flags (``-Oz -Xclang -disable-llvm-passes -emit-llvm -S``)
+   writes the unit's unoptimized IR, and the build's dependency file if it asked for
+   one. Its warnings are shown. If it fails, the build's own line runs through clang
+   (``-Oz`` for its ``-O`` levels), so the user sees clang's real error and exit status.
+2. **Program.** The IR is read by LLVM (:meth:`Compiler.load_ir`); its id is the
+   hash of the IR. ``save_ir`` keeps it as ``DIR/<source stem>-<id>.ll``, so that
+   ``llm-compiler tune DIR --out TUNED`` tunes exactly these units.
+3. **Choice.** The :class:`~llm_compiler.driver.choose.Chooser` picks the pass list.
+4. **Optimize and lower.** ``opt`` runs the list (:meth:`Compiler.optimize`) and clang
+   lowers the result with the build's code-generation flags::
+
+       clang -Oz -Xclang -disable-llvm-passes <codegen flags> -c -x ir - -o -
+
+   so ``-fPIC``, ``-m32``, ``-g``, ``-ffunction-sections``... are honoured.
+5. **Never larger than -Oz.** ``default<Oz>`` is lowered the same way, and clang
+   itself compiles the unoptimized IR at ``-Oz`` (what ``clang -Oz`` on the source
+   gives: clang's own -Oz pipeline can differ from ``opt``'s ``default<Oz>``, in
+   either direction). The object with the smallest ``.text + .data`` is written
+   (atomically); on a tie ``default<Oz>``'s, then clang's, before the chosen list's.
+   A list that makes the object call a function the -Oz object does not (a libc
+   ``memset`` for a loop, say) is charged :data:`IMPORT_COST` bytes per such function:
+   linked dynamically, each new import adds a dynamic symbol, its name, a PLT entry, a
+   relocation and a GOT slot to the binary, which the object's own size does not show.
+
+Any failure of steps 2 to 5 (an opt crash or timeout, a chooser error, a list the
+gate rejects) falls back to compiling the build's line with ``clang -Oz``: the build
+is never lost. A failure of the chosen list alone keeps the ``-Oz`` object. Every
+other command (links, ``-E``, ``-S``, ``--version``...) runs as clang with the
+arguments unchanged, its output and exit status passed through.
+
+With a ``log`` file, each unit appends one JSON line (:class:`UnitLog`), written with
+one ``write`` on an ``O_APPEND`` descriptor so that ``make -j`` does not interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from llm_compiler.autotune.export import safe_name
+from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
+from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, reads_stdin
+from llm_compiler.driver.choose import Choice, Chooser
+from llm_compiler.errors import InvalidInput, ToolchainError
+from llm_compiler.files import atomic_write_bytes, atomic_write_text
+from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
+from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
+from llm_compiler.toolchain.runner import CommandResult, run_command
+from llm_compiler.validation.linkage import undefined_symbols
+
+#: Seconds the build's own kind of command may run: a link, the front end, lowering.
+BUILD_TIMEOUT = 3600.0
+
+#: clang flags that lower IR to an object without LLVM's optimization passes (the
+#: front end's flags less the IR output; flags meant for C are not used on IR).
+LOWER_FLAGS = (
+    *(flag for flag in FRONTEND_FLAGS if flag not in ("-emit-llvm", "-S")),
+    "-Wno-unused-command-line-argument",
+)
+
+#: clang flags that compile unoptimized IR at -Oz, as ``clang -Oz`` compiles the source.
+CLANG_OZ_FLAGS = ("-Oz", "-Wno-unused-command-line-argument")
+
+#: What one more imported function costs a dynamically linked x86-64 binary, in bytes
+#: counted as text + data: .dynsym 24, .rela.plt 24, .plt 16, .got.plt 8, .gnu.version 2,
+#: and its name in .dynstr (about 6).
+IMPORT_COST = 80
+
+#: Longest failure reason kept in a log line.
+_REASON_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class DriverOptions:
+    """The driver's own options (``llm-compiler cc --results DIR ...``).
+
+    Attributes:
+        results: The ``--out`` folder of ``llm-compiler tune`` whose lists to use.
+        save_ir: Folder where each unit's unoptimized IR is written.
+        log: File each unit appends its JSON line to.
+        oz: Never optimize beyond ``-Oz`` (a baseline build).
+        predictor: The predictor spec asked for units with no tuned list (``none``: none).
+    """
+
+    results: Path | None = None
+    save_ir: Path | None = None
+    log: Path | None = None
+    oz: bool = False
+    predictor: str = "builtin"
+
+
+@dataclass(frozen=True)
+class UnitLog:
+    """One line of the driver's log: what became of one compile.
+
+    Attributes:
+        source: The source file, as the build named it.
+        output: The object written.
+        cwd: The directory the build ran the command in.
+        program_id: The unit's id (hash of its IR); "" when it was not read.
+        pipeline: The chosen ``opt -passes=`` text ("" when none was chosen).
+        origin: Where the list came from: ``tuned``, ``predicted``, ``oz`` ("" if none).
+        oz_size: ``.text + .data`` of the ``default<Oz>`` object (None when not built).
+        clang_oz_size: Same for clang's own -Oz of the unit (None when not built).
+        chosen_size: Same for the chosen list's object (None when not built).
+        size: Same for the object kept (None when the compile failed).
+        kept: ``chosen``, ``oz``, ``clang-oz`` (clang's -Oz of the IR) or ``clang`` (the
+            build's line run through clang).
+        new_imports: Functions the kept chosen object calls that -Oz's does not.
+        reason: Why the driver fell back or what the chooser said.
+        seconds: Wall time of the whole command.
+    """
+
+    source: str
+    output: str
+    cwd: str
+    program_id: str = ""
+    pipeline: str = ""
+    origin: str = ""
+    oz_size: int | None = None
+    clang_oz_size: int | None = None
+    chosen_size: int | None = None
+    size: int | None = None
+    kept: str = "clang"
+    new_imports: tuple[str, ...] = ()
+    reason: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ir_file_name(source: str, program: Program) -> str:
+    """The name ``save_ir`` gives a unit's IR: ``<source stem>-<program id>.ll``.
+
+    The id makes names unique across directories and rebuilds of a changed file.
+
+    Example:
+        >>> ir_file_name("src/blocksort.c", Program(name="b", ir="x"))
+        'blocksort-2d711642b726b044.ll'
+    """
+    return f"{safe_name(Path(source).stem)}-{program.id}.ll"
+
+
+def append_line(path: Path, record: dict[str, Any]) -> None:
+    """Appends ``record`` as one JSON line with one ``write`` (safe for parallel makes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = (json.dumps(record) + "\n").encode()
+    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        os.write(handle, data)
+    finally:
+        os.close(handle)
+
+
+def write_object(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` atomically; a device (``-o /dev/null``) is written in place.
+
+    Raises:
+        FileNotFoundError: ``path``'s folder does not exist (clang does not make it either).
+    """
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{path.parent}: no such folder for the output {path}")
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(path.stat().st_mode):
+            with path.open("wb") as stream:
+                stream.write(data)
+            return
+    atomic_write_bytes(path, data)
+
+
+def exit_status(returncode: int) -> int:
+    """A child's status as a shell reports it (128 + N for death by signal N)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _short(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
+
+
+class Driver:
+    """Runs build commands in place of clang, with each unit's chosen pass list.
+
+    Args:
+        language: ``"c"`` (clang) or ``"c++"`` (clang++): which compiler the build meant.
+        chooser: Picks each unit's list; wrap choosers in
+            :class:`~llm_compiler.driver.choose.FirstOf` to end with ``-Oz``.
+        save_ir: Folder to write each unit's unoptimized IR to.
+        log: File to append each unit's :class:`UnitLog` line to.
+        toolchain: The LLVM to use; found with :func:`find_toolchain` when None.
+        compiler: The compiler that runs opt (a chooser may share it); when None, one
+            with the subprocess engine is made for each unit and closed after it.
+        opt_timeout: Seconds ``opt`` may run on one unit before the driver falls back.
+        stdout: Where the commands' standard output goes (this process's by default).
+        stderr: Where their standard error goes.
+
+    Example::
+
+        driver = Driver("c", FirstOf(TunedResults(Path("tuned"))), log=Path("cc.jsonl"))
+        status = driver.run(["-O2", "-c", "blocksort.c"])
+    """
+
+    def __init__(
+        self,
+        language: str,
+        chooser: Chooser,
+        *,
+        save_ir: Path | None = None,
+        log: Path | None = None,
+        toolchain: Toolchain | None = None,
+        compiler: Compiler | None = None,
+        opt_timeout: float = DEFAULT_TIMEOUT,
+        stdout: BinaryIO | None = None,
+        stderr: BinaryIO | None = None,
+    ) -> None:
+        if language not in ("c", "c++"):
+            raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
+        self.language = language
+        self.chooser = chooser
+        self.save_ir = save_ir
+        self.log = log
+        self.toolchain = compiler.toolchain if compiler is not None else toolchain or find_toolchain()
+        self.compiler = compiler
+        self.opt_timeout = opt_timeout
+        self.stdout = stdout or sys.stdout.buffer
+        self.stderr = stderr or sys.stderr.buffer
+
+    @property
+    def clang(self) -> Path:
+        """The clang (or clang++) of the toolchain that stands for the build's compiler."""
+        return self.toolchain.tool("clang++" if self.language == "c++" else "clang")
+
+    def run(self, arguments: Sequence[str]) -> int:
+        """Runs one build command (the arguments after the compiler); returns its exit status.
+
+        Raises:
+            ToolchainError: clang could not be started at all.
+        """
+        started = time.monotonic()
+        command = classify(arguments)
+        if isinstance(command, Passthrough):
+            return self._passthrough(arguments, command, started)
+        return self._compile_unit(command, started)
+
+    # The build's own commands ------------------------------------------------
+
+    def _clang(self, arguments: Sequence[str], *, input: bytes | None = None) -> CommandResult:
+        return run_command([self.clang, *arguments], timeout=BUILD_TIMEOUT, input=input, check=False)
+
+    def _show(self, data: bytes, stream: BinaryIO) -> None:
+        if data:
+            stream.write(data)
+            stream.flush()
+
+    def _passthrough(self, arguments: Sequence[str], command: Passthrough, started: float) -> int:
+        data = sys.stdin.buffer.read() if reads_stdin(arguments) else None
+        result = self._clang(arguments, input=data)
+        self._show(result.stdout, self.stdout)
+        self._show(result.stderr, self.stderr)
+        if command.compiles:
+            self._record(
+                UnitLog(
+                    source="",
+                    output="",
+                    cwd=os.getcwd(),
+                    reason=f"left to clang: {command.reason}; {' '.join(arguments)}",
+                    seconds=time.monotonic() - started,
+                )
+            )
+        return exit_status(result.returncode)
+
+    def _fallback(self, unit: UnitCompile, log: UnitLog, started: float, *, warned: bool) -> int:
+        """The build's line through clang at -Oz; its output shown (stderr only on
+        failure when the front end's warnings were shown already)."""
+        result = self._clang(unit.fallback_arguments)
+        self._show(result.stdout, self.stdout)
+        if result.returncode != 0 or not warned:
+            self._show(result.stderr, self.stderr)
+        size = None
+        if result.returncode == 0:
+            with contextlib.suppress(OSError, InvalidInput):
+                size = berkeley_size(Path(unit.output).read_bytes()).binary_size
+        self._record(replace(log, size=size, kept="clang", seconds=time.monotonic() - started))
+        return exit_status(result.returncode)
+
+    # A unit compile ----------------------------------------------------------
+
+    def _compile_unit(self, unit: UnitCompile, started: float) -> int:
+        log = UnitLog(source=unit.source, output=unit.output, cwd=os.getcwd())
+        try:
+            front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
+        except ToolchainError as error:  # a timeout, or clang could not start
+            log = replace(log, reason=f"front end: {_short(error)}")
+            return self._fallback(unit, log, started, warned=False)
+        if front.returncode != 0:
+            reason = f"front end failed with status {exit_status(front.returncode)}"
+            return self._fallback(unit, replace(log, reason=reason), started, warned=False)
+        self._show(front.stderr, self.stderr)
+        try:
+            with self._compiler() as compiler:
+                program = compiler.load_ir(front.stdout_text, name=unit.source)
+                log = replace(log, program_id=program.id)
+                if self.save_ir is not None:
+                    atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
+                choice = self.chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+                log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
+                obj, log = self._build(compiler, unit, program, log)
+            write_object(Path(unit.output), obj)
+        except Exception as error:  # any failure of the driver's steps: never lose the build
+            return self._fallback(unit, replace(log, reason=_short(error)), started, warned=True)
+        self._record(replace(log, seconds=time.monotonic() - started))
+        return 0
+
+    def _compiler(self) -> contextlib.AbstractContextManager[Compiler]:
+        if self.compiler is not None:
+            return contextlib.nullcontext(self.compiler)
+        # opt and llc as processes: one unit per process, the library would not pay off.
+        return Compiler(self.toolchain, timeout=self.opt_timeout, engine="subprocess", workers=1)
+
+    def _build(
+        self, compiler: Compiler, unit: UnitCompile, program: Program, log: UnitLog
+    ) -> tuple[bytes, UnitLog]:
+        """Lowers -Oz (``default<Oz>`` and clang's) and the chosen list (``log.pipeline``);
+        returns the smallest object and the log line completed."""
+        oz_object = self._lower(unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE)))
+        oz_size = berkeley_size(oz_object).binary_size
+        log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
+        kept = oz_object
+        try:
+            clang_oz = self._lower(unit, program.ir, flags=CLANG_OZ_FLAGS)
+            clang_oz_size = berkeley_size(clang_oz).binary_size
+            log = replace(log, clang_oz_size=clang_oz_size)
+            if clang_oz_size < oz_size:
+                kept, log = clang_oz, replace(log, size=clang_oz_size, kept="clang-oz")
+        except Exception as error:  # default<Oz>'s object stands
+            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {_short(error)}")
+        if log.pipeline == OZ_PIPELINE:
+            return kept, replace(log, chosen_size=oz_size)
+        try:
+            chosen = self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
+            chosen_size = berkeley_size(chosen).binary_size
+        except Exception as error:  # the chosen list failed: -Oz is kept
+            return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {_short(error)}")
+        log = replace(log, chosen_size=chosen_size)
+        imports = sorted(undefined_symbols(chosen) - undefined_symbols(kept))
+        if log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
+            return chosen, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
+        why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
+        return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept")
+
+    def _lower(self, unit: UnitCompile, ir: str, flags: Sequence[str] = LOWER_FLAGS) -> bytes:
+        """Lowers IR to an object with clang and the build's code-generation flags (by
+        default without LLVM's optimization passes)."""
+        result = run_command(
+            [self.clang, *flags, *unit.codegen_flags, "-c", "-x", "ir", "-", "-o", "-"],
+            timeout=BUILD_TIMEOUT,
+            input=ir.encode(),
+            subject=unit.source,
+        )
+        berkeley_size(result.stdout)  # raises InvalidInput if it is not an object
+        return result.stdout
+
+    def _record(self, log: UnitLog) -> None:
+        if self.log is not None:
+            append_line(self.log, log.to_json())

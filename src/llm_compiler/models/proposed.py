@@ -1,0 +1,76 @@
+"""Any proposer's first lists for a unit, measured and validated as a model's answers are.
+
+A few lists per unit, -Oz beside them, the smallest validated one kept: that is how a
+model is scored, and it is also how the cheap alternatives to a model must be scored
+to be compared with it fairly. :class:`ProposerOptimizer` asks any
+:class:`~llm_compiler.autotune.proposer.Proposer` for its first ``count`` lists of each
+unit (a non-adaptive proposer: random lists, a fixed ranking of known good lists, the
+built-in predictor's ranking) and hands them to the same measurement, gate and choice
+as :class:`~llm_compiler.models.optimize.ModelOptimizer`. Lists the proposer gives that
+the installed LLVM does not accept are recorded as ``unknown-pass``; ``default<Oz>``
+itself is not a candidate (it is the baseline every unit gets anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from llm_compiler.autotune.proposer import ProposalRequest, Proposer
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.errors import InvalidPassList
+from llm_compiler.models.optimize import Candidate, ListOptimizer, Proposal, Verdict
+from llm_compiler.passes.searchable import PassSet
+from llm_compiler.validation.gate import Gate
+
+
+@dataclass
+class ProposerOptimizer(ListOptimizer):
+    """Lists ``start`` .. ``start + count - 1`` of ``proposer`` for each unit, then the usual choice.
+
+    Args:
+        compiler: Measures every list.
+        proposer: Proposes the lists (asked once per unit, with no history).
+        gate: Validates lists smaller than -Oz.
+        pass_set: The pass set handed to the proposer.
+        count: Lists asked per unit.
+        name: The name records carry, e.g. ``random:10``.
+        start: The index of the first list asked (random search's list 0 is -Oz).
+        jobs: Candidates measured at once.
+    """
+
+    compiler: Compiler
+    proposer: Proposer
+    gate: Gate
+    pass_set: PassSet
+    count: int
+    name: str
+    start: int = 0
+    jobs: int = 1
+
+    @property
+    def spec(self) -> str:
+        return self.name
+
+    def propose(self, programs: Sequence[Program]) -> list[Proposal]:
+        proposals = []
+        for program in programs:
+            request = ProposalRequest(program, self.pass_set, self.start, self.count)
+            candidates = []
+            for passes in self.proposer.ask(request)[: self.count]:
+                text = str(passes)
+                if text == OZ_PIPELINE:
+                    continue
+                candidates.append(_candidate(self.compiler, text))
+            proposals.append(Proposal(tuple(candidates)))
+        return proposals
+
+
+def _candidate(compiler: Compiler, pipeline: str) -> Candidate:
+    """A proposed list, checked by the pass-list gate."""
+    try:
+        run = compiler.passes(pipeline).pipeline
+    except InvalidPassList as error:
+        return Candidate("", pipeline=pipeline, verdict=Verdict.UNKNOWN_PASS, detail=str(error))
+    return Candidate("", pipeline=pipeline, run=run)

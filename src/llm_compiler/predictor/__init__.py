@@ -1,0 +1,1 @@
+"""The built-in predictor: a small learned ranker of pass lists that needs no GPU and no download."""

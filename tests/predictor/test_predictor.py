@@ -1,0 +1,158 @@
+"""The built-in predictor end to end: a real tuning run, training, ranking, optimize and evaluate."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.errors import InvalidInput
+from llm_compiler.predictor.dataset import TrainingUnit, select_candidates
+from llm_compiler.predictor.proposer import DEFAULT_K, parse_spec, shipped_ranker
+from llm_compiler.predictor.ranker import load
+from llm_compiler.toolchain.elf import berkeley_size
+from tests.conftest import EXAMPLES, run_cli
+from tests.models.programs import DATA
+
+PACKAGES = {
+    "pkga": [EXAMPLES / "crc32.c", EXAMPLES / "bitops.c"],
+    "pkgb": [EXAMPLES / "strings.c", EXAMPLES / "fixed_point.c", DATA / "clamp.c"],
+}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real tuning run over two small packages, and a predictor trained on it."""
+    root = tmp_path_factory.mktemp("predictor")
+    for package, sources in PACKAGES.items():
+        (root / package).mkdir()
+        for source in sources:
+            shutil.copy(source, root / package / source.name)
+    tuned = run_cli("tune", "pkga", "pkgb", "--budget", "20", "--jobs", "1", "--out", "run", cwd=root)
+    assert tuned.returncode == 0, tuned.stderr
+    result = run_cli("predictor", "train", "--tuning", "run", "--out", "first", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert "Held-out packages" in result.stdout
+    return root
+
+
+def test_training_records_its_provenance_and_is_repeatable(trained: Path, compiler: Compiler) -> None:
+    again = run_cli("predictor", "train", "--tuning", "run", "--out", "second", cwd=trained)
+    assert again.returncode == 0, again.stderr
+    first = (trained / "first" / "ranker.json").read_bytes()
+    assert first == (trained / "second" / "ranker.json").read_bytes()
+    ranker = load(trained / "first" / "ranker.json", compiler)
+    manifest = ranker.manifest
+    assert manifest["llvm_version"] == compiler.llvm_version
+    assert manifest["training"]["packages"] == {"pkga": 2, "pkgb": 3}
+    assert manifest["training"]["units"] == 5
+    assert {"predictor", "by_frequency", "oracle", "chosen"} <= set(manifest["held_out"])
+    # Every candidate is a list the tuning run kept or broadcast, accepted by this LLVM.
+    lines = (trained / "run" / "evaluations.jsonl").read_text().splitlines()
+    evaluations = {json.loads(line)["pipeline"] for line in lines}
+    assert ranker.pipelines and set(ranker.pipelines) <= evaluations
+    for pipeline in ranker.pipelines:
+        compiler.passes(pipeline)
+    # The training data has every unit measured under every candidate.
+    data = json.loads((trained / "first" / "training.json").read_text())
+    assert len(data["sizes"]) == 5 and all(len(row) == len(ranker.pipelines) for row in data["sizes"])
+    program = compiler.load(trained / "pkga" / "crc32.c")
+    assert sorted(ranker.rank(program.ir)) == sorted(ranker.pipelines)
+
+
+def test_a_ranker_for_another_llvm_or_pass_set_is_refused(trained: Path, compiler: Compiler) -> None:
+    record = json.loads((trained / "first" / "ranker.json").read_text())
+    for key, value, words in (
+        ("llvm_major", 17, "trained for LLVM 17"),
+        ("pass_set", "0123456789abcdef", "another searchable pass set"),
+        ("feature_version", 0, "features of version 0"),
+    ):
+        changed = json.loads(json.dumps(record))
+        changed["manifest"][key] = value
+        path = trained / f"changed-{key}.json"
+        path.write_text(json.dumps(changed))
+        with pytest.raises(InvalidInput, match=words) as error:
+            load(path, compiler)
+        assert "llm-compiler predictor train" in str(error.value)
+    (trained / "garbage.json").write_text("{not json")
+    with pytest.raises(InvalidInput, match="not a predictor file"):
+        load(trained / "garbage.json", compiler)
+
+
+def test_optimize_with_a_trained_predictor_is_never_larger_than_oz(trained: Path) -> None:
+    spec = f"builtin:{trained / 'first' / 'ranker.json'},k=3"
+    result = run_cli("optimize", "pkga", "pkgb", "--model", spec, "--out", "optimized", "--json", cwd=trained)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) == 5
+    for record in records:
+        assert record["model"] == spec
+        assert record["binary_size"] <= record["oz_size"]
+        assert 1 <= len(record["candidates"]) <= 3
+        if record["fallback"] is None:
+            chosen = next(c for c in record["candidates"] if c["run"] == record["chosen"])
+            assert chosen["verdict"] == "validated"
+        written = trained / "optimized" / (record["unit"].replace("/", "_") + ".o")
+        assert berkeley_size(written.read_bytes()).binary_size == record["binary_size"]
+    assert any(record["binary_size"] < record["oz_size"] for record in records)
+
+
+def test_optimize_uses_the_shipped_predictor_by_default(tmp_path: Path) -> None:
+    result = run_cli("optimize", str(EXAMPLES / "crc32.c"), "-o", str(tmp_path / "crc32.o"), "--json")
+    assert result.returncode == 0, result.stderr
+    (record,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert record["model"] == "builtin"
+    assert record["binary_size"] <= record["oz_size"]
+    assert 1 <= len(record["candidates"]) <= DEFAULT_K
+    assert berkeley_size((tmp_path / "crc32.o").read_bytes()).binary_size == record["binary_size"]
+
+
+def test_the_shipped_predictor_fits_the_installed_llvm(compiler: Compiler) -> None:
+    ranker = load(shipped_ranker(), compiler)
+    held_out = ranker.manifest["held_out"]
+    assert held_out["predictor"]["top_10"] > 0
+    assert set(ranker.manifest["training"]["packages"]).isdisjoint(
+        {"bzip2", "cjson", "giflib", "nettle", "speex"}
+    )
+
+
+def test_evaluate_sets_the_predictor_beside_its_baselines(trained: Path) -> None:
+    spec = f"builtin:{trained / 'first' / 'ranker.json'},k=2"
+    systems = [spec, "common:2", "random:2"]
+    arguments = [part for system in systems for part in ("--system", system)]
+    result = run_cli("evaluate", "flag-tuning", "pkga", "pkgb", *arguments, "--out", "eval", cwd=trained)
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (trained / "eval" / "results.jsonl").read_text().splitlines()]
+    assert {row["system"] for row in rows} == set(systems)
+    for row in rows:
+        assert row["size"] <= row["oz_size"]
+        assert row["validated"] == (row["outcome"] == "improved")
+        assert row["compiles"] <= 1 + 2
+    report = json.loads((trained / "eval" / "report.json").read_text())
+    assert set(report["systems"]) == set(systems)
+
+
+def test_candidates_are_chosen_greedily_by_summed_gain() -> None:
+    units = [TrainingUnit(str(i), f"p/{i}", "p", 100, ()) for i in range(3)]
+    pipelines = ["a", "b", "c", "d"]
+    matrix = [
+        [90, 95, 100, None],  # a helps unit 0 most
+        [100, 95, 80, 100],  # c helps unit 1 most
+        [100, 95, 100, 120],  # only b helps unit 2
+    ]
+    # c (gain log 1.25) first, then a, then b (unit 2's only gain), then d (adds nothing).
+    assert select_candidates(units, pipelines, matrix, [0, 0, 0, 5], 4) == [2, 0, 1, 3]
+    assert select_candidates(units, pipelines, matrix, [0, 0, 0, 5], 2) == [2, 0]
+
+
+def test_predictor_specs() -> None:
+    assert parse_spec("builtin").k == DEFAULT_K and parse_spec("builtin").path == shipped_ranker()
+    assert parse_spec("builtin:k=3").k == 3
+    assert parse_spec(f"builtin:{shipped_ranker()},k=2").k == 2
+    assert not parse_spec("common:5").learned and parse_spec("common:5").k == 5
+    for bad in ("builtin:k=0", "builtin:k=x", "common:", "common:0", "builtin:/no/such/file.json"):
+        with pytest.raises(InvalidInput):
+            parse_spec(bad)
