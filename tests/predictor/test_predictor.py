@@ -31,7 +31,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / package).mkdir()
         for source in sources:
             shutil.copy(source, root / package / source.name)
-    tuned = run_cli("tune", "pkga", "pkgb", "--budget", "20", "--jobs", "1", "--out", "run", cwd=root)
+    tuned = run_cli("tune", "pkga", "pkgb", "--budget", "20", "--jobs", "2", "--out", "run", cwd=root)
     assert tuned.returncode == 0, tuned.stderr
     result = run_cli("predictor", "train", "--tuning", "run", "--out", "first", cwd=root)
     assert result.returncode == 0, result.stderr
@@ -123,7 +123,7 @@ def test_evaluate_sets_the_predictor_beside_its_baselines(trained: Path) -> None
     spec = f"builtin:{trained / 'first' / 'ranker.json'},k=2"
     systems = [spec, "common:2", "random:2"]
     arguments = [part for system in systems for part in ("--system", system)]
-    result = run_cli("evaluate", "flag-tuning", "pkga", "pkgb", *arguments, "--out", "eval", cwd=trained)
+    result = run_cli("evaluate", "flag-tuning", "pkga", *arguments, "--out", "eval", cwd=trained)
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (trained / "eval" / "results.jsonl").read_text().splitlines()]
     assert {row["system"] for row in rows} == set(systems)

@@ -259,7 +259,7 @@ def _print(console: Console, records: list[dict[str, Any]]) -> None:
     table = Table(title="Pass lists (binary = .text + .data bytes; -Oz kept when no list validated)")
     table.add_column("unit", overflow="ellipsis", no_wrap=True, ratio=2)
     for column in ("-Oz", "kept", "vs -Oz"):
-        table.add_column(column, justify="right", no_wrap=True)
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column) + 1)
     table.add_column("pass list, or why -Oz", overflow="ellipsis", no_wrap=True, ratio=3)
     for record in records:
         why = record["chosen"] if not record["fallback"] else f"-Oz: {record['fallback']}"
@@ -267,7 +267,7 @@ def _print(console: Console, records: list[dict[str, Any]]) -> None:
             record["unit"],
             str(record["oz_size"]),
             str(record["binary_size"]),
-            f"{-record['improvement']:+.1%}",
+            f"{0.0 - record['improvement']:+.1%}",
             why,
         )
     console.print(table, markup=False)
