@@ -40,6 +40,24 @@ def best_lists(summary: dict[str, Any]) -> dict[str, tuple[str, int]]:
     return {p["program"]: (p["best_pipeline"], p["best_size"]) for p in summary["programs"]}
 
 
+def sizes_by_hand(
+    toolchain: Toolchain, source: Path, pipeline: str, scratch: Path, runs: int = 8
+) -> set[int]:
+    """The sizes opt and llc give by hand over a few runs, stopping at a second size.
+
+    LLVM 19.1.7's opt is not deterministic on every list: on word_count.cpp,
+    ``module(default<O3>),function(gvn-sink),module(default<O2>)`` gives 4,693 or 4,676
+    bytes from one run to the next (seen by hand, with no llm-compiler involved). A
+    reported size must be one of those opt gives, not necessarily the first.
+    """
+    sizes: set[int] = set()
+    for _ in range(runs):
+        sizes.add(by_hand(toolchain, source, pipeline, scratch))
+        if len(sizes) > 1:
+            break
+    return sizes
+
+
 @pytest.fixture(scope="module")
 def examples_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The acceptance run: `llm-compiler tune examples/ --budget 200 --seed 1`."""
@@ -58,7 +76,8 @@ def test_examples_end_at_or_below_oz_and_sizes_reproduce_by_hand(
         assert entry["status"] == "ok" and entry["compiles"] >= 200
         assert entry["best_size"] <= entry["oz_size"], entry["program"]
         source = Path(entry["program"])
-        assert by_hand(toolchain, source, entry["best_pipeline"], tmp_path) == entry["best_size"]
+        if by_hand(toolchain, source, entry["best_pipeline"], tmp_path) != entry["best_size"]:
+            assert entry["best_size"] in sizes_by_hand(toolchain, source, entry["best_pipeline"], tmp_path)
         assert by_hand(toolchain, source, "default<Oz>", tmp_path) == entry["oz_size"]
         assert entry["validation"]
     assert any(entry["best_size"] < entry["oz_size"] for entry in programs)

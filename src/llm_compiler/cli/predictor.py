@@ -128,11 +128,19 @@ def _print(console: Console, manifest: dict[str, Any], path: Path) -> None:
     table.add_column("order")
     for k in (1, 3, 10):
         table.add_column(f"k={k}", justify="right")
-    for name in ("predictor", "by_frequency", "by_coverage", "oracle"):
+    names = {
+        "predictor": "the predictor",
+        "by_frequency": "most often the best (no learning)",
+        "by_coverage": "greedy coverage (no learning)",
+        "oracle": "the best of all candidates",
+    }
+    for name, label in names.items():
         figures = held_out.get(name, {})
-        table.add_row(name, *(f"{figures.get(f'top_{k}', 0):.2f}%" for k in (1, 3, 10)))
+        table.add_row(label, *(f"{figures.get(f'top_{k}', 0):.2f}%" for k in (1, 3, 10)))
     console.print(table)
     chosen = held_out.get("chosen", {})
     console.print(
-        f"chosen: {chosen.get('neighbours')} neighbours, shrinkage {chosen.get('shrinkage')}", highlight=False
+        f"chosen on held-out packages: {chosen.get('neighbours')} neighbours, prior {chosen.get('prior')}, "
+        f"target {chosen.get('target')}",
+        highlight=False,
     )
