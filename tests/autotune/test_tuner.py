@@ -85,7 +85,7 @@ def test_examples_end_at_or_below_oz_and_sizes_reproduce_by_hand(
 
 @pytest.mark.slow
 def test_minimized_lists_lose_size_without_any_single_pass(
-    examples_run: dict[str, Any], toolchain: Toolchain
+    examples_run: dict[str, Any], toolchain: Toolchain, tmp_path: Path
 ) -> None:
     records = (Path(examples_run["out"]) / "best.jsonl").read_text().splitlines()
     # A list broadcast from another program (or repaired by validation) is kept as it is,
@@ -102,7 +102,11 @@ def test_minimized_lists_lose_size_without_any_single_pass(
             for index in range(len(passes)):
                 shorter = PassList(passes[:index] + passes[index + 1 :])
                 size = compiler.measure(program, shorter if shorter else None).binary_size
-                assert size > entry["best_size"], (entry["program"], index)
+                if size <= entry["best_size"]:
+                    # Only where opt itself varies from run to run (see sizes_by_hand).
+                    source, pipelines = Path(entry["program"]), (entry["best_pipeline"], shorter.pipeline)
+                    varies = [len(sizes_by_hand(toolchain, source, p, tmp_path)) > 1 for p in pipelines if p]
+                    assert any(varies), (entry["program"], index, size)
     assert checked, broadcast
 
 
