@@ -122,6 +122,10 @@ class Store:
 
     # Settings ----------------------------------------------------------------------
 
+    def meta(self) -> dict[str, Any]:
+        """The run's recorded settings (empty for a new store)."""
+        return {key: json.loads(value) for key, value in self.db.execute("SELECT key, value FROM meta")}
+
     def check_meta(self, settings: dict[str, Any], *, resume: bool) -> None:
         """Records the run's settings, or checks them against a run being resumed.
 
@@ -129,7 +133,7 @@ class Store:
             InvalidInput: The store holds a run and ``resume`` is false, or its settings
                 differ from ``settings``.
         """
-        stored = {key: json.loads(value) for key, value in self.db.execute("SELECT key, value FROM meta")}
+        stored = self.meta()
         if stored and not resume:
             raise InvalidInput(
                 f"{self.path} already holds a tuning run. Continue it with --resume, or choose "

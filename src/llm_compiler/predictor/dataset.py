@@ -25,7 +25,6 @@ the runs' search settings.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -160,7 +159,7 @@ def build_training_data(
     metas = []
     for path, store in read_runs(runs):
         try:
-            meta = _meta(store)
+            meta = store.meta()
             if meta.get("llvm_version") != llvm:
                 raise InvalidInput(
                     f"{path}: tuned with LLVM {meta.get('llvm_version')}, not the installed {llvm}; retune "
@@ -254,11 +253,6 @@ def select_candidates(
         remaining.discard(pick)
         best = [max(b, g[pick]) for g, b in zip(gains, best, strict=True)]
     return chosen
-
-
-def _meta(store: Store) -> dict[str, Any]:
-    rows = store.db.execute("SELECT key, value FROM meta").fetchall()
-    return {key: json.loads(value) for key, value in rows}
 
 
 def _load(compiler: Compiler, source: str | None) -> Program | None:

@@ -87,13 +87,13 @@ def parse_spec(spec: str) -> PredictorSpec:
 
 
 @functools.lru_cache(maxsize=8)
-def _load(path: str, llvm_version: str, compiler: Compiler) -> Ranker:
+def _load(path: str, compiler: Compiler) -> Ranker:
     return load(Path(path), compiler)
 
 
 def ranker_for(spec: PredictorSpec, compiler: Compiler) -> Ranker:
     """The spec's ranker, checked against ``compiler``'s LLVM (loaded once per process)."""
-    return _load(str(spec.path), compiler.llvm_version, compiler)
+    return _load(str(spec.path), compiler)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,7 +207,7 @@ def fit(data: TrainingData, compiler: Compiler) -> Ranker:
     units, candidates = len(data.units), len(data.pipelines)
     gains = np.asarray([[data.gain(u, k) for k in range(candidates)] for u in range(units)])
     groups = np.asarray([packages.index(u.package) for u in data.units])
-    held_out = {setting: _held_out(raw, gains, groups, setting) for setting in GRID}
+    held_out = {setting: _held_out(raw, gains, groups, _nearest_sets(setting)) for setting in GRID}
     best = max(GRID, key=lambda s: (round(sum(held_out[s].values()), 9), -s[0], -s[1], s[2] == "gain"))
     center, scale = _standardization(raw)
     manifest = {
@@ -222,8 +222,8 @@ def fit(data: TrainingData, compiler: Compiler) -> Ranker:
             "log(-Oz size / best size among the top k), measured before validation, shown as 1 - exp(-mean)",
             "chosen": {"neighbours": best[0], "prior": best[1], "target": best[2]},
             "predictor": _percentages(held_out[best]),
-            "by_frequency": _percentages(_held_out(raw, gains, groups, None, "frequency")),
-            "by_coverage": _percentages(_held_out(raw, gains, groups, None, "coverage")),
+            "by_frequency": _percentages(_held_out(raw, gains, groups, _by_frequency)),
+            "by_coverage": _percentages(_held_out(raw, gains, groups, _by_coverage)),
             "oracle": _percentages({k: float(gains.max(axis=1).mean()) for k in TOP_K}),
             "grid": {",".join(map(str, s)): _percentages(held_out[s]) for s in GRID},
         },
@@ -289,31 +289,47 @@ def _greedy(weights: Any, targets: Any, count: int) -> list[int]:
     return (order + rest)[:count]
 
 
-def _held_out(
-    raw: Any, gains: Any, groups: Any, setting: tuple[int, float, str] | None, order: str = "predictor"
-) -> dict[int, float]:
+#: A ranking made from training units (standardized features, gains): ranks a unit's features.
+Ranking = Callable[[Any, Any], Callable[[Any], list[int]]]
+
+
+def _held_out(raw: Any, gains: Any, groups: Any, ranking: Ranking) -> dict[int, float]:
     """Mean best-of-top-k gain over units, each ranked with its package held out."""
     totals = dict.fromkeys(TOP_K, 0.0)
     for group in np.unique(groups):
         train, test = groups != group, groups == group
-        if order == "frequency":
-            best = gains[train].argmax(axis=1)[gains[train].max(axis=1) > 0]
-            counts = np.bincount(best, minlength=gains.shape[1])
-            fixed = sorted(range(gains.shape[1]), key=lambda k: (-counts[k], k))
-        elif order == "coverage":
-            fixed = _greedy(np.ones(int(train.sum())), gains[train], max(TOP_K))
         center, scale = _standardization(raw[train])
-        points = (raw[train] - center) / scale
+        rank = ranking((raw[train] - center) / scale, gains[train])
         for unit in np.where(test)[0]:
-            if order == "predictor" and setting is not None:
-                neighbours, prior, target = setting
-                weights = _weights(points, (raw[unit] - center) / scale, neighbours, prior)
-                ranked = _greedy(weights, _targets(gains[train], target), max(TOP_K))
-            else:
-                ranked = fixed
+            ranked = rank((raw[unit] - center) / scale)
             for k in TOP_K:
                 totals[k] += float(gains[unit, ranked[:k]].max())
     return {k: total / len(groups) for k, total in totals.items()}
+
+
+def _nearest_sets(setting: tuple[int, float, str]) -> Ranking:
+    """The predictor's ranking with ``setting`` (neighbours, prior, target)."""
+    neighbours, prior, target = setting
+
+    def ranking(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
+        targets = _targets(train_gains, target)
+        return lambda query: _greedy(_weights(points, query, neighbours, prior), targets, max(TOP_K))
+
+    return ranking
+
+
+def _by_frequency(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
+    """The lists most often the best of a training unit first, whatever the unit."""
+    best = train_gains.argmax(axis=1)[train_gains.max(axis=1) > 0]
+    counts = np.bincount(best, minlength=train_gains.shape[1])
+    order = sorted(range(train_gains.shape[1]), key=lambda k: (-counts[k], k))
+    return lambda query: order
+
+
+def _by_coverage(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
+    """The lists that together gain most over the training units first, whatever the unit."""
+    order = _greedy(np.ones(len(train_gains)), train_gains, max(TOP_K))
+    return lambda query: order
 
 
 def _percentages(mean_gains: dict[int, float]) -> dict[str, float]:
