@@ -4,13 +4,14 @@
 # and installs the package into it.
 #   bash scripts/setup.sh          # the package
 #   bash scripts/setup.sh --dev    # the package, the test tools (pytest, hypothesis, ruff, mypy) and
-#                                  # the [hf] extra the model tests use (torch for the CPU, transformers)
+#                                  # the [hf] and [train] extras the model and training tests use
+#                                  # (torch for the CPU, transformers, TRL, peft)
 # It is idempotent: a second run installs nothing new. Set LLVM_BIN to use another LLVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras=""
-[[ "${1:-}" == "--dev" ]] && extras="[dev,hf]"
+[[ "${1:-}" == "--dev" ]] && extras="[dev,hf,train]"
 
 sudo_cmd=()
 if [[ "$(id -u)" -ne 0 ]]; then

@@ -29,7 +29,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("autotune", "tasks"),
     ("models",),
     ("predictor",),
-    ("evaluation", "training", "driver"),
+    ("evaluation", "driver"),
+    ("training",),
     ("cli",),
     ("__main__",),
 ]

@@ -109,3 +109,7 @@ class InvalidPassList(LlmCompilerError, ValueError):
 
 class PassSetError(LlmCompilerError, ValueError):
     """The searchable pass set for an LLVM version is missing or malformed."""
+
+
+class TrainingError(LlmCompilerError, RuntimeError):
+    """Training could not start or go on: no tokenizer, data the context cannot hold, out of memory."""

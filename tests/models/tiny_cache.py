@@ -4,9 +4,10 @@ Every artifact of :mod:`tests.models.tiny_models` (the npm tarball, the tokenize
 saved models, the GGUF files) lives under :func:`cache_root` (``$LLM_COMPILER_TEST_CACHE``,
 else ``~/.cache/llm-compiler-tests``) in a folder or file named by a hash
 (:func:`_digest`) of what it was built from, :data:`BUILD_VERSION` included. A build
-(:func:`_build_once`) writes into a temporary path beside its final one and renames it
-into place, under a file lock, so an interrupted build leaves nothing half-made and two
-test processes never build the same thing at once; a path that exists is reused as it is.
+(:func:`_build_once`, the package's :func:`llm_compiler.training.tokenizer.build_once`)
+writes into a temporary path beside its final one and renames it into place, under a
+file lock, so an interrupted build leaves nothing half-made and two test processes never
+build the same thing at once; a path that exists is reused as it is.
 
 This module imports nothing of the tiny models' other modules (:mod:`tests.models.tiny_tokenizer`,
 :mod:`tests.models.tiny_gguf`, :mod:`tests.models.tiny_models`), which all import it.
@@ -14,19 +15,16 @@ This module imports nothing of the tiny models' other modules (:mod:`tests.model
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import shutil
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: builds are still atomic, just not locked
-    fcntl = None  # type: ignore[assignment]
+from llm_compiler.training.tokenizer import build_once, file_digest
+
+#: Re-exported under the names the tiny models' modules use.
+_build_once, _file_digest = build_once, file_digest
 
 #: Bump when what a build writes changes, so that caches built the old way are not reused.
 BUILD_VERSION: Final = 1
@@ -51,61 +49,6 @@ def _digest(value: object) -> str:
     """A short stable hash of a JSON-able value."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Holds an exclusive lock on ``path`` (created if missing) for the block."""
-    with path.open("a") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _build_once(final: Path, build: Callable[[Path], object], *, is_dir: bool = True) -> Path:
-    """Returns ``final``, building it first with ``build(temporary_path)`` if it is missing.
-
-    The build writes to a temporary path beside ``final`` that is renamed to ``final`` only
-    when it succeeded, under a lock so that one process builds while others wait. Leftover
-    temporary paths of builds that were killed are removed.
-    """
-    if final.exists():
-        return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(final.parent / f".{final.name}.lock"):
-        if final.exists():  # another process built it while we waited
-            return final
-        prefix = f".{final.name}.tmp-"
-        for stale in final.parent.glob(prefix + "*"):
-            if stale.is_dir():
-                shutil.rmtree(stale, ignore_errors=True)
-            else:
-                stale.unlink(missing_ok=True)
-        temporary = final.parent / f"{prefix}{os.getpid()}"
-        if is_dir:
-            temporary.mkdir()
-        try:
-            build(temporary)
-            os.replace(temporary, final)
-        except BaseException:
-            if temporary.is_dir():
-                shutil.rmtree(temporary, ignore_errors=True)
-            else:
-                temporary.unlink(missing_ok=True)
-            raise
-    return final
 
 
 def _write_json(path: Path, value: object) -> None:

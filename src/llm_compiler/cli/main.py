@@ -46,6 +46,7 @@ SUBCOMMANDS = (
     "disassemble",
     "emulate",
     "evaluate",
+    "train",
 )
 
 EPILOG = """examples:
@@ -61,6 +62,7 @@ EPILOG = """examples:
   llm-compiler disassemble crc32.s --model hf:facebook/llm-compiler-7b-ftd -o crc32.ll
   llm-compiler emulate examples/crc32.c --passes 'module(default<Oz>)' --model hf:facebook/llm-compiler-7b
   llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
+  llm-compiler train --data data/flags --model facebook/llm-compiler-7b --out models/ftd
   make CC="llm-compiler cc --results tuned/"     # build with tuned lists (llm-compiler cc --help)
 """
 
