@@ -323,3 +323,29 @@ def test_paper_batch_layout() -> None:
     paper = PRESETS["paper"]
     assert (paper.learning_rate, paper.beta1, paper.beta2, paper.warmup_steps) == (2e-5, 0.9, 0.95, 1000)
     assert (paper.final_lr_ratio, paper.rope_theta, paper.max_length) == (1 / 30, 1e6, 16_384)
+
+
+def test_each_trained_task_is_evaluated_on_its_test_split(tmp_path: Path) -> None:
+    from llm_compiler.training.after import evaluation_commands
+
+    flags = write_dataset(tmp_path / "flags", {"train": TRAIN, "test": TEST})
+    emulation = write_dataset(tmp_path / "emu", {"train": TRAIN, "test": TEST}, task="emulation")
+    disassembly = write_dataset(tmp_path / "dis", {"train": TRAIN, "test": TEST}, task="disassembly")
+    untested = write_dataset(tmp_path / "none", {"train": TRAIN}, task="disassembly")
+    sources = [DataSource(path) for path in (flags, emulation, disassembly)]
+    model = tmp_path / "model"
+    commands = {
+        c.task: c
+        for c in evaluation_commands(sources, ["flag-tuning", "emulation", "disassembly"], model, 5, "cpu")
+    }
+    assert commands["flag-tuning"].argv[:3] == (
+        "evaluate",
+        "flag-tuning",
+        str(model / "eval" / "flag-tuning" / "programs"),
+    )
+    assert (model / "eval" / "flag-tuning" / "programs" / "test0.ll").read_text() == _ADD_OPTIMIZED_IR
+    assert {"oz", "builtin", f"hf:{model}"} <= set(commands["flag-tuning"].argv)
+    assert commands["emulation"].argv[:3] == ("evaluate", "emulation", str(emulation))
+    assert commands["emulation"].argv[commands["emulation"].argv.index("--max-tokens") + 1] == "64"
+    assert commands["disassembly"].argv[:2] == ("evaluate", "perplexity")
+    assert evaluation_commands([DataSource(untested)], ["disassembly"], model, 5, "cpu") == []

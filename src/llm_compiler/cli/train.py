@@ -91,7 +91,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--drop-long", action="store_true", help="leave out samples longer than the context (else refuse)"
     )
     recipe.add_argument("--seed", type=int, default=0)
-    recipe.add_argument("--dtype", default="auto", help="auto, float32, bfloat16 or float16")
+    recipe.add_argument(
+        "--dtype",
+        default="auto",
+        help="weights: auto (float32; bfloat16 for a LoRA base on a GPU), float32, bfloat16",
+    )
     recipe.add_argument("--device", default="auto", help="auto, cpu or cuda")
     recipe.add_argument("--gradient-checkpointing", action="store_true", help="less memory, more time")
     run = parser.add_argument_group("run")

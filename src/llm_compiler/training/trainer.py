@@ -71,7 +71,8 @@ class TrainSettings:
         seed: Seeds the data order, the initial weights and dropout.
         save_steps: Steps between checkpoints.
         logging_steps: Steps between log records.
-        dtype: ``auto`` (bfloat16 on a GPU that has it, else float32), ``float32`` or ``bfloat16``.
+        dtype: The weights' dtype: ``auto`` (float32; bfloat16 for a LoRA base on a GPU that has it),
+            ``float32`` or ``bfloat16``. A GPU with bfloat16 computes in it either way.
         device: ``auto`` (a GPU when there is one), ``cpu`` or ``cuda``.
         gradient_checkpointing: Recompute activations in the backward pass (less memory).
         export_gguf: Also write ``model.gguf`` (``f16`` or ``f32``), or None.
@@ -207,10 +208,15 @@ def load_tokenizer(settings: TrainSettings) -> Any:
 
 
 def _torch_dtype(settings: TrainSettings, on_gpu: bool) -> Any:
+    """The weights' dtype: float32 masters for full fine-tuning (the paper's 2e-5 steps are below
+    bfloat16's resolution for most weights), bfloat16 for a frozen LoRA base on a GPU that has it.
+    The forward and backward run in bfloat16 on such a GPU either way (mixed precision)."""
     import torch
 
     if settings.dtype == "auto":
-        return torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
+        return (
+            torch.bfloat16 if on_gpu and settings.lora and torch.cuda.is_bf16_supported() else torch.float32
+        )
     return getattr(torch, settings.dtype)
 
 
@@ -267,12 +273,13 @@ def build_model(settings: TrainSettings, tokenizer: Any, dtype: Any) -> Any:
 
 
 def _devices(on_gpu: bool) -> int:
+    """Data-parallel replicas: accelerate's processes, else the GPUs one process drives (1 on the CPU)."""
     import torch
 
     world = os.environ.get("WORLD_SIZE")
     if world:
         return max(1, int(world))
-    return 1 if not on_gpu else max(1, torch.cuda.device_count() if "LOCAL_RANK" in os.environ else 1)
+    return max(1, torch.cuda.device_count()) if on_gpu else 1
 
 
 def _is_out_of_memory(error: BaseException) -> bool:
@@ -361,7 +368,7 @@ def train(
         packing_strategy="bfd",
         completion_only_loss=True,
         shuffle_dataset=True,
-        bf16=dtype == torch.bfloat16 and on_gpu,
+        bf16=on_gpu and torch.cuda.is_bf16_supported(),
         use_cpu=not on_gpu,
         include_num_input_tokens_seen="non_padding",
         disable_tqdm=True,
