@@ -278,6 +278,11 @@ def test_samples_longer_than_the_context_are_refused_or_dropped(tmp_path: Path) 
     # The loss falls on the answer and EOS only, and the prompt is tokenized alone, as the backends send it.
     assert kept.input_ids[0][: kept.completion_mask[0].index(1)] == tokenizer(TRAIN[1][0])["input_ids"]
     assert kept.input_ids[0][-1] == tokenizer.eos_token_id
+    # A run refused for its data leaves nothing that holds back the corrected command.
+    short = tiny_settings(data, tmp_path / "run").preset.with_overrides(max_length=200)
+    with pytest.raises(TrainingError, match="longer than the context"):
+        train(tiny_settings(data, tmp_path / "run", preset=short))
+    assert train(tiny_settings(data, tmp_path / "run", max_steps=2)).report["steps"] == 2
 
 
 def test_data_mixing_by_ratio(tmp_path: Path) -> None:

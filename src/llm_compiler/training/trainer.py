@@ -178,7 +178,6 @@ def _prepare_out(settings: TrainSettings, resume: bool) -> Path | None:
     if resume:
         raise InvalidInput(f"--resume continues a run in --out, and {out} holds none.")
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(stored, json.dumps(identity, indent=2, sort_keys=True) + "\n")
     return None
 
 
@@ -403,6 +402,11 @@ def train(
             peft_config=peft_config,
             callbacks=[*own, *callbacks],
         )
+    # Recorded once the run can start, so that a run refused for its data or model leaves
+    # nothing that would hold back the corrected command.
+    atomic_write_text(
+        settings.out / SETTINGS, json.dumps(settings.identity(), indent=2, sort_keys=True) + "\n"
+    )
     trainer.remove_callback(transformers.PrinterCallback)  # the progress bar and log.jsonl say it
     try:
         result = trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
