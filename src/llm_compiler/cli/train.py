@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from llm_compiler.errors import InvalidInput
+from llm_compiler.files import atomic_write_text
 from llm_compiler.training.data import DataSource
 from llm_compiler.training.presets import LLAMA_SIZES, PRESETS
 
@@ -152,9 +153,11 @@ def settings_from_args(args: argparse.Namespace) -> Any:
 def run_train(args: argparse.Namespace) -> int:
     from llm_compiler.cli.main import main
     from llm_compiler.training.after import evaluation_commands
-    from llm_compiler.training.trainer import train
+    from llm_compiler.training.trainer import REPORT, train
 
     settings = settings_from_args(args)
+    if not args.no_eval and args.eval_limit < 1:
+        raise InvalidInput("--eval-limit must be at least 1.")
     console = Console(stderr=True)
     outcome = train(settings, resume=args.resume, console=console)
     report = outcome.report
@@ -166,8 +169,6 @@ def run_train(args: argparse.Namespace) -> int:
     )
     status = 0
     if not args.no_eval:
-        if args.eval_limit < 1:
-            raise InvalidInput("--eval-limit must be at least 1.")
         tasks = list(report["data"]["per_task"])
         device = "cpu" if settings.device == "cpu" else "auto"
         evaluations = {}
@@ -177,6 +178,6 @@ def run_train(args: argparse.Namespace) -> int:
             status = status or code
             evaluations[command.task] = {"command": ["llm-compiler", *command.argv], "out": str(command.out)}
         report["evaluations"] = evaluations
-        (outcome.out / "training.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        atomic_write_text(outcome.out / REPORT, json.dumps(report, indent=2) + "\n")
     sys.stdout.write(json.dumps({key: report[key] for key in ("steps", "tokens_seen", "final_loss")}) + "\n")
     return status

@@ -53,14 +53,6 @@ def _test_samples(sources: Sequence[DataSource], task: str, limit: int) -> list[
     return samples
 
 
-def _dataset_with_task(sources: Sequence[DataSource], task: str) -> DataSource | None:
-    for source in sources:
-        for sample in dataset_samples(source.path, None, limit=1):
-            if sample.get("task") == task:
-                return source
-    return None
-
-
 def evaluation_commands(
     sources: Sequence[DataSource], tasks: Sequence[str], model_dir: Path, limit: int, device: str
 ) -> list[EvaluationCommand]:
@@ -93,16 +85,22 @@ def evaluation_commands(
             argv = ["evaluate", "flag-tuning", str(programs), "--system", "oz", "--system", "builtin"]
             argv += ["--system", model, "--device", device, "--out", str(out), "--resume"]
         else:
-            source = _dataset_with_task(sources, task)
-            if source is None or not _test_samples([source], task, 1):
+            found = next(
+                (
+                    (source, samples)
+                    for source in sources
+                    if (samples := _test_samples([source], task, limit))
+                ),
+                None,
+            )
+            if found is None:
                 continue
+            source, samples = found
             kind = "emulation" if task == "emulation" else "perplexity"
             argv = ["evaluate", kind, str(source.path), "--split", "test", "--limit", str(limit), *common]
             if kind == "emulation":
                 # A model that has not learnt to stop would otherwise write until the context ends.
-                longest = max(
-                    int(str(s.get("answer_tokens") or 0)) for s in _test_samples([source], task, limit)
-                )
+                longest = max(int(str(sample.get("answer_tokens") or 0)) for sample in samples)
                 argv += ["--max-tokens", str(max(64, longest + longest // 4))]
             argv += ["--out", str(out), "--resume"]
         commands.append(EvaluationCommand(task, tuple(argv), out))
