@@ -5,7 +5,7 @@ Run, for the corpus's test split (its packages never chose anything)::
     .venv/bin/python bench/autotune/bench_autotune.py \\
         --programs 'corpus:/work/corpus?split=test&kind=unit' \\
         --packages bzip2 giflib speex nettle --units 100 \\
-        --budgets 100 1000 --searches random@full local --out /work/bench-autotune
+        --budgets 100 1000 --searches random@full predicted --out /work/bench-autotune
 
 Units are taken package by package in the order given (all of a package, or
 ``--per-package``, before the next; within a package in a fixed pseudo-random order),
@@ -45,12 +45,12 @@ from typing import Any
 from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.store import Store
-from llm_compiler.autotune.strategies import make_proposer
 from llm_compiler.autotune.tuner import TuneProgress, Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import LocalExecutor
 from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
+from llm_compiler.predictor.search import make_search
 
 
 class PhaseClock(TuneProgress):
@@ -116,7 +116,7 @@ def run(
         budget=budget,
         engine=compiler.engine,
         timeout=compiler.timeout,
-        proposer=make_proposer(name, args.seed),
+        proposer=make_search(name, compiler, args.seed),
         pass_set=pass_set or args.pass_set,
         validate=not args.no_validate,
     )

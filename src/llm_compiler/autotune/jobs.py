@@ -75,9 +75,10 @@ class TuneSettings:
         suites: Suites of PassListEval that best lists must pass (see
             :func:`llm_compiler.validation.gate.load_suites`).
         user_check: A shell command that must pass with the candidate's object file.
-        proposer: What proposes the lists of the search phase (None: the default
-            search, :data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`, with
-            ``seed`` and ``max_length``).
+        proposer: What proposes the lists of the search phase (None: local search,
+            :data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`, with ``seed``
+            and ``max_length``; ``tune``'s default, which starts from the built-in
+            predictor, is :func:`llm_compiler.predictor.search.make_search` with None).
         max_rejections: Distinct lists (by output IR) validation may reject for a
             program before it keeps -Oz.
         pass_set: What the search draws from: ``"safe"`` (the searchable set without

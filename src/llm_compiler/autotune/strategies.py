@@ -5,8 +5,10 @@
 * ``nevergrad`` or ``nevergrad:OPTIMIZER`` - a nevergrad optimizer
   (:mod:`llm_compiler.autotune.nevergrad_search`, the ``[search]`` extra).
 
-:data:`DEFAULT_SEARCH` is the one chosen by measurement on the corpus's train split
-(docs/benchmarks.md).
+:data:`DEFAULT_SEARCH` is the default of this layer, chosen by measurement on the
+corpus's train split (docs/benchmarks.md). ``tune``'s default starts it from the
+built-in predictor's lists (``predicted``, :mod:`llm_compiler.predictor.search`, a layer
+above, which reads every search name).
 """
 
 from __future__ import annotations

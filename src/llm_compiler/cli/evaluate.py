@@ -27,6 +27,7 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.evaluation.flag_tuning import FlagTuningHarness, Row, summarize, system_kind
 from llm_compiler.files import atomic_write_text
 from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, OptimizeSettings
+from llm_compiler.predictor.search import make_search
 from llm_compiler.validation.gate import Gate, load_suites
 
 EXAMPLES = """examples:
@@ -184,6 +185,7 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         engine=compiler.engine,
         suites=tuple(args.suite) or ("builtin",),
+        proposer=make_search(None, compiler, args.seed),
     )
     optimize_settings = OptimizeSettings(
         samples=args.samples,

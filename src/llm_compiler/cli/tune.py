@@ -17,7 +17,6 @@ from rich.table import Table
 from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import MAX_REJECTIONS, TuneSettings
 from llm_compiler.autotune.store import Store
-from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.options import (
     add_execution_options,
@@ -34,6 +33,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.safety import PASS_SET_CHOICES
+from llm_compiler.predictor.search import PREDICTED_FIRST, make_search
 
 EXAMPLES = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
@@ -54,8 +54,9 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="autotune: search, minimization, broadcast, validation",
         description=(
             "LLM Compiler's autotuner, with a better search. The search proposes --budget lists per "
-            "program (-Oz always evaluated as the baseline): local search from the best lists so far by "
-            "default, or the paper's random search (--search random). Then minimization to a fixed point, "
+            "program (-Oz always evaluated as the baseline): by default the built-in predictor's lists, then "
+            "local search from the best lists so far; or the paper's random search (--search random). "
+            "Then minimization to a fixed point, "
             "broadcast of the most common best lists, and validation: a list is only reported when the "
             "target still links, it passes PassListEval on the suites, keeps a runnable target's own "
             "output, and passes --check. A rejected list is repaired (the passes to blame dropped) and "
@@ -78,10 +79,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     search.add_argument(
         "--search",
-        default=DEFAULT_SEARCH,
         metavar="NAME",
-        help=f"how lists are proposed: random (LLM Compiler's random search), local (local search from "
-        f"the best lists so far), nevergrad[:OPTIMIZER] (the [search] extra); default: {DEFAULT_SEARCH}",
+        help=f"how lists are proposed: predicted (the built-in predictor's {PREDICTED_FIRST} lists for the "
+        "program, then local search from them; the default, or local search where the predictor was not "
+        "trained for this LLVM), local (local search from the best lists so far), random (LLM Compiler's "
+        "random search), nevergrad[:OPTIMIZER] (the [search] extra)",
     )
     search.add_argument(
         "--pass-set",
@@ -188,7 +190,7 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
         extra_lists=tuple(str(user_pass_list(compiler, text, args.passes_from_llvm)) for text in args.passes),
         suites=tuple(args.suite) or ("builtin",),
         user_check=args.check,
-        proposer=make_proposer(args.search, args.seed, args.max_length),
+        proposer=make_search(args.search, compiler, args.seed, args.max_length),
         max_rejections=max(1, args.max_rejections),
         pass_set=args.pass_set,
     )
