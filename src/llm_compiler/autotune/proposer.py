@@ -28,12 +28,12 @@ Two kinds of proposers:
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from llm_compiler.core.program import Program
-from llm_compiler.passes.pipeline import PassList
+from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.searchable import PassSet
 
 
@@ -125,3 +125,26 @@ class Proposer(abc.ABC):
         (a seed, a model, a temperature) adds them, JSON-serializable.
         """
         return {"proposer": type(self).__qualname__, "name": self.name}
+
+
+def first_then(
+    request: ProposalRequest, count: int, first: Callable[[], Sequence[str]], then: Proposer
+) -> list[PassList]:
+    """Lists 0 to ``count - 1`` from ``first()``, the rest from ``then``.
+
+    ``then`` is asked with its own indices, from 0, and the whole history, so it goes on
+    from the outcomes of the first lists. ``first`` is only called when one of its lists is
+    asked for. A proposer that starts from known lists (a model's answers, a predictor's
+    ranking) is this with its own ``first``.
+    """
+    proposed: list[PassList] = []
+    if request.start < count:
+        lists = first()
+        proposed = [parse_pipeline(lists[i]) for i in request.indices if i < count]
+    rest = request.count - len(proposed)
+    if rest > 0:
+        inner = ProposalRequest(
+            request.program, request.pass_set, max(0, request.start - count), rest, request.history
+        )
+        proposed += then.ask(inner)[:rest]
+    return proposed

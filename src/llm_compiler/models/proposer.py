@@ -17,12 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer
+from llm_compiler.autotune.proposer import ProposalRequest, Proposer, first_then
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.models.base import GenerationRequest, Model
 from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, Verdict, read_answer
-from llm_compiler.passes.pipeline import PassList, parse_pipeline
+from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.versions import MODEL_LLVM
 from llm_compiler.tasks.prompts import flag_tuning_prompt
 
@@ -84,13 +84,7 @@ class SeededSearch(Proposer):
 
     def ask(self, request: ProposalRequest) -> list[PassList]:
         seeded = dict(self.lists).get(request.program.id, ())
-        proposed = [parse_pipeline(seeded[i]) for i in request.indices if i < len(seeded)]
-        rest = request.count - len(proposed)
-        if rest > 0:
-            start = max(0, request.start - len(seeded))
-            inner = ProposalRequest(request.program, request.pass_set, start, rest, request.history)
-            proposed += self.then.ask(inner)[:rest]
-        return proposed
+        return first_then(request, len(seeded), lambda: seeded, self.then)
 
     def tell(self, program: Program, outcomes: Any) -> None:
         self.then.tell(program, outcomes)

@@ -3,7 +3,7 @@
 Local search spends its first lists on random ones, to have parents to change. The
 built-in predictor already knows which of its candidate lists did best on training
 units like this one (:mod:`llm_compiler.predictor.ranker`), so
-:class:`PredictedSearch` measures its ``k`` first-ranked candidates first and then
+:class:`PredictedSearch` measures its ``first`` top-ranked candidates and then
 lets a local search go on, with those measurements in its history: the lists that
 beat -Oz become its first parents, and it needs fewer random lists of its own.
 Everything after the candidates is the local search's, unchanged, so the search stays
@@ -26,12 +26,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from llm_compiler.autotune.local_search import LocalSearch
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer
-from llm_compiler.autotune.strategies import SEARCH_NAMES, make_proposer
+from llm_compiler.autotune.proposer import ProposalRequest, Proposer, first_then
+from llm_compiler.autotune.strategies import DEFAULT_SEARCH as FALLBACK_SEARCH
+from llm_compiler.autotune.strategies import make_proposer
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
+from llm_compiler.passes.searchable import PassSet
 from llm_compiler.predictor.proposer import shipped_ranker
 from llm_compiler.predictor.ranker import Ranker, load
 
@@ -39,8 +41,6 @@ logger = logging.getLogger(__name__)
 
 #: The default search, chosen by measurement on held-out units (docs/benchmarks.md).
 DEFAULT_SEARCH = "predicted"
-#: Every name ``--search`` accepts (``nevergrad`` also as ``nevergrad:OPTIMIZER``).
-ALL_SEARCH_NAMES = (*SEARCH_NAMES, "predicted")
 #: The predictor's candidates measured first.
 PREDICTED_FIRST = 20
 #: Random lists the local search draws after them (plain local search: 40).
@@ -51,6 +51,17 @@ PREDICTED_WARMUP = 10
 def _ranker(path: str) -> Ranker:
     """The ranker at ``path``, read once per process (its fit was checked when the search was made)."""
     return load(Path(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _expressible(path: str, pass_set: PassSet) -> frozenset[str]:
+    """The ranker's candidates made of ``pass_set``'s passes only (worked out once per process)."""
+    members = set(pass_set.members)
+    return frozenset(
+        text
+        for text in _ranker(path).pipelines
+        if all(str(PassList((node,))) in members for node in parse_pipeline(text))
+    )
 
 
 @dataclass(frozen=True)
@@ -67,42 +78,19 @@ class PredictedSearch(Proposer):
     ranker_path: str
     ranker_digest: str
     first: int = PREDICTED_FIRST
-    then: Proposer = field(default_factory=LocalSearch)
+    then: Proposer = field(default_factory=functools.partial(LocalSearch, warmup=PREDICTED_WARMUP))
     name: str = field(default="predicted, then local search", init=False)
     adaptive: ClassVar[bool] = True
     batch_size: ClassVar[int] = 10
 
-    def _candidates(self, request: ProposalRequest) -> list[str]:
-        """The ranked candidates the pass set can express, at most ``first``."""
-        members = set(request.pass_set.members)
-        ranked = _ranker(self.ranker_path).rank(request.program.ir)
-        usable = [
-            text for text in ranked if all(str(PassList((node,))) in members for node in parse_pipeline(text))
-        ]
-        return usable[: self.first]
-
-    def _count(self, request: ProposalRequest) -> int:
-        """How many candidates come first: the same for every program of a pass set."""
-        members = set(request.pass_set.members)
-        ranker = _ranker(self.ranker_path)
-        usable = sum(
-            all(str(PassList((node,))) in members for node in parse_pipeline(text))
-            for text in ranker.pipelines
-        )
-        return min(self.first, usable)
-
     def ask(self, request: ProposalRequest) -> list[PassList]:
-        count = self._count(request)
-        proposed: list[PassList] = []
-        if request.start < count:
-            candidates = self._candidates(request)
-            proposed = [parse_pipeline(candidates[i]) for i in request.indices if i < count]
-        rest = request.count - len(proposed)
-        if rest > 0:
-            start = max(0, request.start - count)
-            inner = ProposalRequest(request.program, request.pass_set, start, rest, request.history)
-            proposed += self.then.ask(inner)[:rest]
-        return proposed
+        expressible = _expressible(self.ranker_path, request.pass_set)
+
+        def candidates() -> list[str]:
+            ranked = _ranker(self.ranker_path).rank(request.program.ir)
+            return [text for text in ranked if text in expressible][: self.first]
+
+        return first_then(request, min(self.first, len(expressible)), candidates, self.then)
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -153,10 +141,10 @@ def make_search(
     """
     if name is None:
         try:
-            return predicted_search(compiler, seed, max_length)
+            return make_search(DEFAULT_SEARCH, compiler, seed, max_length)
         except InvalidInput as error:
-            logger.warning("The default search is local search here: %s", error)
-            return make_proposer("local", seed, max_length)
+            logger.warning("The default search is %s search here: %s", FALLBACK_SEARCH, error)
+            return make_proposer(FALLBACK_SEARCH, seed, max_length)
     kind, _, argument = name.partition(":")
     if kind == "predicted":
         settings = _predicted_settings(name, argument)
