@@ -58,6 +58,8 @@ def test_the_search_names_and_their_settings(compiler: Compiler) -> None:
     assert make_search("predicted:first=48,warmup=0", compiler).first == 48
     assert make_search("local", compiler, 3) == LocalSearch(3)
     assert isinstance(make_search(None, compiler), PredictedSearch)
+    with pytest.raises(InvalidInput, match="use predicted, local, random"):
+        make_search("annealing", compiler)
     for bad in ("predicted:first=x", "predicted:depth=3"):
         with pytest.raises(InvalidInput, match="predicted:first=N,warmup=W"):
             make_search(bad, compiler)

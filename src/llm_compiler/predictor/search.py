@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from llm_compiler.autotune.local_search import LocalSearch
 from llm_compiler.autotune.proposer import ProposalRequest, Proposer, first_then
 from llm_compiler.autotune.strategies import DEFAULT_SEARCH as FALLBACK_SEARCH
-from llm_compiler.autotune.strategies import make_proposer
+from llm_compiler.autotune.strategies import SEARCH_NAMES, make_proposer
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
@@ -154,6 +154,10 @@ def make_search(
             max_length,
             first=settings.get("first", PREDICTED_FIRST),
             warmup=settings.get("warmup", PREDICTED_WARMUP),
+        )
+    if kind not in SEARCH_NAMES:
+        raise InvalidInput(
+            f"Unknown search {name!r}: use predicted, local, random, nevergrad or nevergrad:OPTIMIZER."
         )
     return make_proposer(name, seed, max_length)
 
