@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up llm-compiler on Debian 12 / Ubuntu: installs Debian's LLVM 19 when no LLVM >= 17
 # is found, bubblewrap and Csmith for validation, creates the virtual environment .venv
-# and installs the package into it.
+# and installs the package into it. With --dev it also installs LLVM 19 (the tests'
+# reference) and, where apt offers it, LLVM 22.
 #   bash scripts/setup.sh          # the package
 #   bash scripts/setup.sh --dev    # the package, the test tools (pytest, hypothesis, ruff, mypy) and
 #                                  # the [hf] and [train] extras the model and training tests use
@@ -19,10 +20,16 @@ if [[ "$(id -u)" -ne 0 ]]; then
   sudo_cmd=(sudo)
 fi
 apt_updated=0
-apt_install() {
+apt_update() {
   if [[ $apt_updated -eq 0 ]]; then "${sudo_cmd[@]}" apt-get update -q; apt_updated=1; fi
+}
+apt_install() {
+  apt_update
+  # scripts/fresh-check.sh reads which packages the scripts asked for.
+  [[ -n "${LLM_COMPILER_APT_LOG:-}" ]] && printf '%s\n' "$@" >>"$LLM_COMPILER_APT_LOG"
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "$@"
 }
+installed() { dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q '^install ok installed'; }
 
 llvm_major() { "$1/opt" --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9][0-9]*\).*/\1/p' | head -n 1; }
 have_llvm() {
@@ -35,6 +42,33 @@ have_llvm() {
   return 1
 }
 
+# The tests' exact figures are for LLVM 19, the reference (tests/conftest.py); they cover
+# LLVM 22 too where apt offers it (Debian 12's security suite does).
+if [[ -n "$extras" ]]; then
+  llvm_packages=()
+  for package in clang-19 llvm-19 llvm-19-tools lld-19 llvm-19-dev; do
+    [[ -n "${LLM_COMPILER_APT_LOG:-}" ]] && echo "$package" >>"$LLM_COMPILER_APT_LOG"
+    installed "$package" || llvm_packages+=("$package")
+  done
+  llvm22=()
+  for package in clang-22 llvm-22 llvm-22-tools lld-22 llvm-22-dev; do
+    [[ -n "${LLM_COMPILER_APT_LOG:-}" ]] && echo "$package" >>"$LLM_COMPILER_APT_LOG"
+    installed "$package" || llvm22+=("$package")
+  done
+  if [[ ${#llvm22[@]} -gt 0 ]]; then
+    apt_update
+    if apt-cache policy clang-22 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      llvm_packages+=("${llvm22[@]}")
+    else
+      echo "setup: apt offers no clang-22; the LLVM 22 tests will be skipped"
+    fi
+  fi
+  if [[ ${#llvm_packages[@]} -gt 0 ]]; then
+    echo "setup: installing ${llvm_packages[*]} for the tests"
+    apt_install "${llvm_packages[@]}"
+  fi
+fi
+
 if ! have_llvm; then
   echo "setup: no LLVM >= 17 found; installing Debian's clang-19 llvm-19 llvm-19-tools lld-19"
   apt_install clang-19 llvm-19 llvm-19-tools lld-19
@@ -44,31 +78,38 @@ fi
 # Test programs run under bubblewrap and prlimit; Csmith makes a random-program suite;
 # LLVM's C++ headers let the in-process engine generate code exactly as llc does.
 missing=()
+# need PACKAGE TEST...: PACKAGE is wanted, and missing when TEST fails.
+need() {
+  local package=$1
+  shift
+  [[ -n "${LLM_COMPILER_APT_LOG:-}" ]] && echo "$package" >>"$LLM_COMPILER_APT_LOG"
+  "$@" >/dev/null 2>&1 || missing+=("$package")
+}
+has_file() { local path; for path in "$@"; do [[ -f "$path" ]] && return 0; done; return 1; }
 for dir in ${LLVM_BIN:-} $(ls -d /usr/lib/llvm-*/bin 2>/dev/null | sort -V -r); do
   major=$(llvm_major "$dir")
   if [[ -x "$dir/llvm-config" && -n "$major" && "$major" -ge 17 ]]; then
-    [[ -f "$("$dir/llvm-config" --includedir)/llvm/Target/TargetMachine.h" ]] ||
-      missing+=("llvm-$major-dev")
+    need "llvm-$major-dev" has_file "$("$dir/llvm-config" --includedir)/llvm/Target/TargetMachine.h"
     break
   fi
 done
-command -v bwrap >/dev/null || missing+=(bubblewrap)
-command -v prlimit >/dev/null || missing+=(util-linux)
-command -v csmith >/dev/null || missing+=(csmith)
-[[ -f /usr/include/csmith/csmith.h ]] || ls /usr/include/csmith-*/csmith.h >/dev/null 2>&1 || missing+=(libcsmith-dev)
+need bubblewrap command -v bwrap
+need util-linux command -v prlimit
+need csmith command -v csmith
+need libcsmith-dev has_file /usr/include/csmith/csmith.h /usr/include/csmith-*/csmith.h
 # The corpus builds source packages (apt-get source needs dpkg-source) and records
 # their compile commands with bear or CMake.
-command -v make >/dev/null || missing+=(make)
+need make command -v make
 # Disassembly data for AArch64 compiles with clang's cross target, against Debian's
 # cross C library (a native arm64 machine has its own).
-if [[ "$(dpkg --print-architecture 2>/dev/null)" != arm64 && ! -d /usr/aarch64-linux-gnu/include ]]; then
-  missing+=(libc6-dev-arm64-cross)
+if [[ "$(dpkg --print-architecture 2>/dev/null)" != arm64 ]]; then
+  need libc6-dev-arm64-cross test -d /usr/aarch64-linux-gnu/include
 fi
-command -v bear >/dev/null || missing+=(bear)
-command -v cmake >/dev/null || missing+=(cmake)
-command -v dpkg-source >/dev/null || missing+=(dpkg-dev)
+need bear command -v bear
+need cmake command -v cmake
+need dpkg-dev command -v dpkg-source
 # The tests open evaluate's HTML report in a headless browser.
-[[ -n "$extras" ]] && { command -v chromium >/dev/null || missing+=(chromium); }
+[[ -n "$extras" ]] && need chromium command -v chromium
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "setup: installing ${missing[*]}"
   apt_install "${missing[@]}"

@@ -28,14 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 from llm_compiler.core.compiler import Compiler  # noqa: E402
 from llm_compiler.predictor.features import ir_features  # noqa: E402
-from llm_compiler.predictor.proposer import shipped_ranker  # noqa: E402
 from llm_compiler.predictor.ranker import load  # noqa: E402
+from llm_compiler.predictor.shipped import ranker_file  # noqa: E402
 
 LOAD = (
     "import time; t = time.perf_counter(); from pathlib import Path; "
     "from llm_compiler.predictor.ranker import load; "
-    "from llm_compiler.predictor.proposer import shipped_ranker; "
-    "load(shipped_ranker()); print(time.perf_counter() - t)"
+    "from llm_compiler.predictor.shipped import shipped_ranker; "
+    "load(shipped_ranker(19)); print(time.perf_counter() - t)"
 )
 FLOOR = "import time; t = time.perf_counter(); import llm_compiler; print(time.perf_counter() - t)"
 
@@ -61,10 +61,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
-    path = shipped_ranker()
+    compiler = Compiler(workers=1)
+    path = ranker_file(compiler)
     load_s = _in_fresh_interpreter(LOAD, max(3, args.repeats // 4))
     floor_s = _in_fresh_interpreter(FLOOR, max(3, args.repeats // 4))
-    compiler = Compiler(workers=1)
     ranker = load(path, compiler)
     print(
         f"shipped ranker: {path.stat().st_size:,} bytes, {len(ranker.pipelines)} candidates, "

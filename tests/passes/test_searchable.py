@@ -12,7 +12,7 @@ from llm_compiler.passes.rules import RULES
 from llm_compiler.passes.searchable import (
     DEFAULT_PIPELINES,
     PassSet,
-    _compile_sample,
+    compile_sample,
     data_file,
     derive_pass_set,
     load_pass_set,
@@ -29,7 +29,7 @@ def pass_set(toolchain: Toolchain) -> PassSet:
 @pytest.fixture(scope="module")
 def sample(toolchain: Toolchain) -> Path:
     scratch = Path(tempfile.mkdtemp(prefix="sample-"))
-    return _compile_sample(toolchain, scratch)
+    return compile_sample(toolchain, scratch)
 
 
 def opt_accepts(toolchain: Toolchain, pipeline: str, sample: Path) -> bool:

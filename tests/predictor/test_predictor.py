@@ -11,8 +11,9 @@ import pytest
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.predictor.dataset import TrainingUnit, select_candidates
-from llm_compiler.predictor.proposer import DEFAULT_K, parse_spec, shipped_ranker
+from llm_compiler.predictor.proposer import DEFAULT_K, parse_spec
 from llm_compiler.predictor.ranker import load
+from llm_compiler.predictor.shipped import ranker_file, shipped_ranker
 from llm_compiler.toolchain.elf import berkeley_size
 from tests.conftest import EXAMPLES, run_cli
 from tests.models.programs import DATA
@@ -111,7 +112,9 @@ def test_optimize_uses_the_shipped_predictor_by_default(tmp_path: Path) -> None:
 
 
 def test_the_shipped_predictor_fits_the_installed_llvm(compiler: Compiler) -> None:
-    ranker = load(shipped_ranker(), compiler)
+    path = ranker_file(compiler)
+    assert path == shipped_ranker(compiler.toolchain.major)
+    ranker = load(path, compiler)
     held_out = ranker.manifest["held_out"]
     assert held_out["predictor"]["top_10"] > 0
     assert set(ranker.manifest["training"]["packages"]).isdisjoint(
@@ -149,9 +152,9 @@ def test_candidates_are_chosen_greedily_by_summed_gain() -> None:
 
 
 def test_predictor_specs() -> None:
-    assert parse_spec("builtin").k == DEFAULT_K and parse_spec("builtin").path == shipped_ranker()
+    assert parse_spec("builtin").k == DEFAULT_K and parse_spec("builtin").path is None
     assert parse_spec("builtin:k=3").k == 3
-    assert parse_spec(f"builtin:{shipped_ranker()},k=2").k == 2
+    assert parse_spec(f"builtin:{shipped_ranker(19)},k=2").k == 2
     assert not parse_spec("common:5").learned and parse_spec("common:5").k == 5
     for bad in ("builtin:k=0", "builtin:k=x", "common:", "common:0", "builtin:/no/such/file.json"):
         with pytest.raises(InvalidInput):

@@ -20,9 +20,9 @@ from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.errors import InvalidInput
 from llm_compiler.predictor import search as predicted
-from llm_compiler.predictor.proposer import shipped_ranker
 from llm_compiler.predictor.ranker import load
 from llm_compiler.predictor.search import PredictedSearch, make_search, predicted_search
+from llm_compiler.predictor.shipped import ranker_file
 from tests.conftest import EXAMPLES
 
 
@@ -36,7 +36,7 @@ def _request(
 def test_the_ranked_lists_come_first_then_local_search_goes_on_from_them(compiler: Compiler) -> None:
     search = predicted_search(compiler, seed=4, first=6, warmup=2)
     assert isinstance(search, PredictedSearch)
-    ranked = load(shipped_ranker(), compiler).rank(compiler.load(EXAMPLES / "crc32.c").ir)
+    ranked = load(ranker_file(compiler), compiler).rank(compiler.load(EXAMPLES / "crc32.c").ir)
     first = search.ask(_request(compiler, 0, 10))
     assert [str(passes) for passes in first[:6]] == ranked[:6]
     # After the predictor's lists, the local search's own list 0 (-Oz) and random warm-up.
@@ -70,13 +70,13 @@ def test_the_search_names_and_their_settings(compiler: Compiler) -> None:
 def test_a_ranker_for_another_llvm_is_refused_by_name_and_the_default_falls_back(
     compiler: Compiler, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    record: dict[str, Any] = json.loads(shipped_ranker().read_text())
+    record: dict[str, Any] = json.loads(ranker_file(compiler).read_text())
     record["manifest"]["llvm_major"] = 7
     other = tmp_path / "ranker.json"
     other.write_text(json.dumps(record))
     with pytest.raises(InvalidInput, match="trained for LLVM 7"):
         predicted_search(compiler, ranker_path=other)
-    monkeypatch.setattr(predicted, "shipped_ranker", lambda: other)
+    monkeypatch.setattr(predicted, "ranker_file", lambda compiler: other)
     with pytest.raises(InvalidInput, match="trained for LLVM 7"):
         make_search("predicted", compiler)
     with caplog.at_level(logging.WARNING):
@@ -100,7 +100,7 @@ def test_a_tuning_run_with_the_predicted_search_measures_the_predictor_lists(
     report = Tuner(settings, store, InlineExecutor(), compiler).run(list(ProgramSet([EXAMPLES / "crc32.c"])))
     measured = {row["pipeline"] for row in store.iter_evaluations()}
     store.close()
-    ranked = load(shipped_ranker(), compiler).rank(compiler.load(EXAMPLES / "crc32.c").ir)
+    ranked = load(ranker_file(compiler), compiler).rank(compiler.load(EXAMPLES / "crc32.c").ir)
     assert set(ranked[:8]) <= measured
     [result] = report.tuned
     assert result.best_size <= result.oz_size

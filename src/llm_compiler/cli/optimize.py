@@ -151,6 +151,12 @@ def run(args: argparse.Namespace) -> int:
     done = _done(out / RESULTS, identity) if out else {}
     todo = [source for source in sources if source.name not in done]
     console = Console(stderr=True)
+    console.print(
+        f"optimize {len(sources)} units with {args.model}; LLVM {compiler.llvm_version} "
+        f"({compiler.toolchain.bin_dir}), {compiler.engine_note}",
+        highlight=False,
+        markup=False,
+    )
     if done:
         console.print(
             f"{len(sources) - len(todo)} units already in {out}; optimizing {len(todo)}", highlight=False

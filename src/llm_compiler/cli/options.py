@@ -212,7 +212,9 @@ def make_compiler(args: argparse.Namespace) -> Compiler:
         engine=args.engine,
         workers=max(1, args.jobs),
     )
-    logging.getLogger("llm_compiler").info("LLVM %s, %s", toolchain.version, compiler.engine_note)
+    logging.getLogger("llm_compiler").info(
+        "LLVM %s (%s), %s", toolchain.version, toolchain.bin_dir, compiler.engine_note
+    )
     return compiler
 
 

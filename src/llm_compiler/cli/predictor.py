@@ -14,8 +14,8 @@ from rich.table import Table
 from llm_compiler.cli.options import add_execution_options, make_compiler, make_executor
 from llm_compiler.files import atomic_write_text
 from llm_compiler.predictor.dataset import CANDIDATES, POOL_SIZE, build_training_data
-from llm_compiler.predictor.proposer import shipped_ranker
 from llm_compiler.predictor.ranker import fit, load
+from llm_compiler.predictor.shipped import ranker_file
 
 EXAMPLES = """examples:
   llm-compiler tune 'corpus:CORPUS?split=train' --budget 100 --out runs/train
@@ -65,7 +65,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     add_execution_options(train)
     train.set_defaults(run=run_train)
     show = actions.add_parser("show", parents=[common], help="a predictor's manifest and held-out figures")
-    show.add_argument("path", nargs="?", help="a ranker.json (default: the shipped one)")
+    show.add_argument("path", nargs="?", help="a ranker.json (default: the shipped one for the LLVM in use)")
     show.set_defaults(run=run_show)
 
 
@@ -103,8 +103,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    path = Path(args.path) if args.path else shipped_ranker()
     compiler = make_compiler(args)
+    path = Path(args.path) if args.path else ranker_file(compiler)
     ranker = load(path, compiler)
     _print(Console(), ranker.manifest, path)
     return 0

@@ -208,7 +208,8 @@ def _tune(
     console = Console(stderr=True)
     executor = make_executor(args)
     console.print(
-        f"LLVM {compiler.llvm_version}, {compiler.engine_note}; jobs on {executor.description}; {note}",
+        f"LLVM {compiler.llvm_version} ({compiler.toolchain.bin_dir}), {compiler.engine_note}; "
+        f"jobs on {executor.description}; {note}",
         highlight=False,
         markup=False,
     )

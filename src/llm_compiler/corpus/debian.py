@@ -5,7 +5,8 @@
 same mirrors, suites and components: no mirror is ever hard-coded) and refreshes
 the package lists; that needs root, and the error says so otherwise.
 
-:func:`fetch_source` tries the versions apt knows from newest to oldest, so a mirror
+:func:`fetch_source` (through :func:`source_versions`) ensures them itself, then tries
+the versions apt knows from newest to oldest, so a mirror
 that lacks one pool (say, security updates) still yields the package, and records the
 version and the ``.dsc`` digest so a rebuild fetches exactly the same sources.
 :func:`read_licence` reads the licence of a file from ``debian/copyright``.
@@ -134,9 +135,14 @@ def _compare_versions(left: str, right: str) -> int:
 def source_versions(name: str) -> tuple[str, list[str]]:
     """The source package behind ``name`` and its versions apt knows, newest first.
 
+    Source entries are added first where apt has none (:func:`ensure_source_entries`),
+    so every caller, not only the corpus builder, works on a machine that never had them.
+
     Raises:
-        DebianError: apt knows no such package.
+        DebianError: apt knows no such package, or source entries are missing and
+            cannot be added.
     """
+    ensure_source_entries()
     try:
         text = _apt(["apt-cache", "showsrc", name], timeout=120)
     except CommandFailed as error:

@@ -126,11 +126,13 @@ class UnitLog:
         new_imports: Functions the kept chosen object calls that -Oz's does not.
         reason: Why the driver fell back or what the chooser said.
         seconds: Wall time of the whole command.
+        llvm: The LLVM version and bin directory the unit was compiled with.
     """
 
     source: str
     output: str
     cwd: str
+    llvm: str = ""
     program_id: str = ""
     pipeline: str = ""
     origin: str = ""
@@ -304,7 +306,12 @@ class Driver:
     # A unit compile ----------------------------------------------------------
 
     def _compile_unit(self, unit: UnitCompile, started: float) -> int:
-        log = UnitLog(source=unit.source, output=unit.output, cwd=os.getcwd())
+        log = UnitLog(
+            source=unit.source,
+            output=unit.output,
+            cwd=os.getcwd(),
+            llvm=f"{self.toolchain.version} ({self.toolchain.bin_dir})",
+        )
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start

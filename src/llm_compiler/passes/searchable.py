@@ -396,9 +396,9 @@ def derive_pass_set(
     if probe:
         kept = []
         with tempfile.TemporaryDirectory(prefix="llm-compiler-probe-") as scratch:
-            sample = _compile_sample(toolchain, Path(scratch))
+            sample = compile_sample(toolchain, Path(scratch))
             for index, (member, level) in enumerate(zip(members, levels, strict=True)):
-                failure = _probe(toolchain, member, sample, timeout)
+                failure = probe_pipeline(toolchain, member, sample, timeout)
                 if failure is None:
                     kept.append(member)
                 else:
@@ -412,7 +412,8 @@ def derive_pass_set(
     return PassSet(toolchain.version, tuple(members), tuple(exclusions), registry)
 
 
-def _compile_sample(toolchain: Toolchain, scratch: Path) -> Path:
+def compile_sample(toolchain: Toolchain, scratch: Path) -> Path:
+    """The bundled sample program as unoptimized IR in ``scratch`` (what probes run on)."""
     source = resources.files("llm_compiler.passes") / "data" / "sample.c"
     target = scratch / "sample.ll"
     with resources.as_file(source) as path:
@@ -434,7 +435,8 @@ def _compile_sample(toolchain: Toolchain, scratch: Path) -> Path:
     return target
 
 
-def _probe(toolchain: Toolchain, member: str, sample: Path, timeout: float) -> str | None:
+def probe_pipeline(toolchain: Toolchain, member: str, sample: Path, timeout: float) -> str | None:
+    """Why ``opt`` fails to run the pipeline ``member`` on ``sample``, or None when it runs."""
     try:
         run_command(
             [toolchain.tool("opt"), f"-passes={member}", "-disable-output", sample],

@@ -1,7 +1,9 @@
 """The built-in predictor as a proposer, and the specs that name it.
 
-``builtin`` is the ranker shipped inside the package (``predictor/data/ranker.json``,
-trained by this project on its corpus's train split); ``builtin:PATH`` is another one
+``builtin`` is the ranker shipped inside the package for the LLVM in use
+(``predictor/data/ranker-llvm<major>.json``, trained by this project on its corpus's
+train split; for an LLVM without one, the nearest one's lists adapted to it, see
+:mod:`llm_compiler.predictor.shipped`); ``builtin:PATH`` is another one
 (``llm-compiler predictor train``); ``,k=N`` (or ``builtin:k=N``) sets how many of its
 ranked lists are measured per unit (default 10). ``common:N`` is the unlearned
 baseline: the same candidates, most often kept in training first, whatever the unit.
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.models.proposed import ProposerOptimizer
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.predictor.ranker import Ranker, load
+from llm_compiler.predictor.shipped import ranker_file
 from llm_compiler.validation.gate import Gate
 
 #: Lists measured per unit unless a spec says otherwise.
@@ -34,22 +36,18 @@ DEFAULT_K = 10
 PREFIXES = ("builtin", "common")
 
 
-def shipped_ranker() -> Path:
-    """The ranker file inside the package."""
-    return Path(str(resources.files("llm_compiler.predictor") / "data" / "ranker.json"))
-
-
 @dataclass(frozen=True)
 class PredictorSpec:
     """A parsed ``builtin[:PATH][,k=N]`` or ``common:N`` spec.
 
     Attributes:
-        text: The spec as given. path: The ranker file. k: Lists measured per unit.
+        text: The spec as given. path: The ranker file; None for the shipped one of the
+            LLVM in use. k: Lists measured per unit.
         learned: False for ``common:N`` (the unlearned order).
     """
 
     text: str
-    path: Path
+    path: Path | None
     k: int = DEFAULT_K
     learned: bool = True
 
@@ -70,10 +68,11 @@ def parse_spec(spec: str) -> PredictorSpec:
     if kind == "common":
         if not rest.isdigit() or int(rest) < 1:
             raise InvalidInput(f"{spec!r}: {usage}.")
-        return PredictorSpec(spec, shipped_ranker(), int(rest), learned=False)
+        return PredictorSpec(spec, None, int(rest), learned=False)
     if kind != "builtin":
         raise InvalidInput(f"{spec!r}: {usage}.")
-    path, k = shipped_ranker(), DEFAULT_K
+    path: Path | None = None
+    k = DEFAULT_K
     for item in filter(None, rest.split(",")):
         if item.startswith("k="):
             if not item[2:].isdigit() or int(item[2:]) < 1:
@@ -81,7 +80,7 @@ def parse_spec(spec: str) -> PredictorSpec:
             k = int(item[2:])
         else:
             path = Path(item)
-    if not path.is_file():
+    if path is not None and not path.is_file():
         raise InvalidInput(f"{spec!r}: no predictor file at {path}; {usage}.")
     return PredictorSpec(spec, path, k)
 
@@ -93,7 +92,7 @@ def _load(path: str, compiler: Compiler) -> Ranker:
 
 def ranker_for(spec: PredictorSpec, compiler: Compiler) -> Ranker:
     """The spec's ranker, checked against ``compiler``'s LLVM (loaded once per process)."""
-    return _load(str(spec.path), compiler)
+    return _load(str(spec.path or ranker_file(compiler)), compiler)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,11 @@ beat -Oz become its first parents, and it needs fewer random lists of its own.
 Everything after the candidates is the local search's, unchanged, so the search stays
 deterministic and a resumed run proposes the same lists.
 
-The ranker must have been trained for the LLVM in use (:func:`llm_compiler.predictor.ranker.load`
-checks it). :func:`make_search` is the one place search names are read: the names of
+The ranker is the shipped one for the LLVM in use (adapted from the nearest shipped
+one where none was trained with it, :mod:`llm_compiler.predictor.shipped`); a ranker
+file named by hand must have been trained for that LLVM
+(:func:`llm_compiler.predictor.ranker.load` checks it). :func:`make_search` is the one
+place search names are read: the names of
 :mod:`llm_compiler.autotune.strategies` plus ``predicted``; the default search,
 :data:`DEFAULT_SEARCH`, falls back to plain local search, with a note, where the
 shipped ranker does not fit the LLVM in use.
@@ -34,8 +37,8 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
 from llm_compiler.passes.searchable import PassSet
-from llm_compiler.predictor.proposer import shipped_ranker
 from llm_compiler.predictor.ranker import Ranker, load
+from llm_compiler.predictor.shipped import ranker_file
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +119,7 @@ def predicted_search(
     Raises:
         InvalidInput: The ranker was trained for another LLVM or pass set.
     """
-    path = ranker_path or shipped_ranker()
+    path = ranker_path or ranker_file(compiler)
     ranker = load(path, compiler)
     digest = hashlib.sha256("\n".join(ranker.pipelines).encode()).hexdigest()[:16]
     return PredictedSearch(
