@@ -57,7 +57,9 @@ if [[ -n "$extras" ]]; then
   done
   if [[ ${#llvm22[@]} -gt 0 ]]; then
     apt_update
-    if apt-cache policy clang-22 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    # Read the whole answer first: with pipefail, `grep -q` closing the pipe early fails it.
+    policy=$(apt-cache policy clang-22 2>/dev/null || true)
+    if grep -q 'Candidate: [0-9]' <<<"$policy"; then
       llvm_packages+=("${llvm22[@]}")
     else
       echo "setup: apt offers no clang-22; the LLVM 22 tests will be skipped"

@@ -128,6 +128,10 @@ def test_tune_json_and_a_table_that_fits_80_columns(tmp_path: Path) -> None:
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines if "│" in line or "┃" in line), table.stdout
+    # The figures keep their columns however narrow the terminal.
+    oz, size = summary["programs"][0]["oz_size"], summary["programs"][0]["best_size"]
+    [row] = [line for line in lines if line.startswith("│")]
+    assert [cell.strip() for cell in row.split("│")[2:4]] == [str(oz), str(size)], table.stdout
     # The whole list is printed once, on a line of its own, not folded into the table.
     assert f"  {CRC}: {best}" in table.stdout
     assert "programs improved:" in table.stdout and "/1" in table.stdout

@@ -159,3 +159,13 @@ def test_predictor_specs() -> None:
     for bad in ("builtin:k=0", "builtin:k=x", "common:", "common:0", "builtin:/no/such/file.json"):
         with pytest.raises(InvalidInput):
             parse_spec(bad)
+
+
+def test_optimize_table_keeps_its_figures_on_a_narrow_terminal() -> None:
+    result = run_cli("optimize", str(EXAMPLES / "crc32.c"), env={"COLUMNS": "60"})
+    assert result.returncode == 0, result.stderr
+    [row] = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    assert len(row) <= 60
+    oz, kept, change = (cell.strip() for cell in row.split("│")[2:5])
+    assert oz.isdigit() and kept.isdigit() and int(kept) <= int(oz), result.stdout
+    assert change.endswith("%"), result.stdout

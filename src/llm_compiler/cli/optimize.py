@@ -13,7 +13,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from llm_compiler.cli.options import (
     add_model_options,
@@ -22,6 +21,7 @@ from llm_compiler.cli.options import (
     model_from_args,
     program_set,
 )
+from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
@@ -262,20 +262,20 @@ def _safe(name: str) -> str:
 
 
 def _print(console: Console, records: list[dict[str, Any]]) -> None:
-    table = Table(title="Pass lists (binary = .text + .data bytes; -Oz kept when no list validated)")
-    table.add_column("unit", overflow="ellipsis", no_wrap=True, ratio=2)
-    for column in ("-Oz", "kept", "vs -Oz"):
-        table.add_column(column, justify="right", no_wrap=True, min_width=len(column) + 1)
-    table.add_column("pass list, or why -Oz", overflow="ellipsis", no_wrap=True, ratio=3)
-    for record in records:
-        why = record["chosen"] if not record["fallback"] else f"-Oz: {record['fallback']}"
-        table.add_row(
+    rows = [
+        (
             record["unit"],
             str(record["oz_size"]),
             str(record["binary_size"]),
             f"{0.0 - record['improvement']:+.1%}",
-            why,
+            record["chosen"] if not record["fallback"] else f"-Oz: {record['fallback']}",
         )
+        for record in records
+    ]
+    table = results_table(
+        "Pass lists (binary = .text + .data bytes; -Oz kept when no list validated)",
+        "unit", ("-Oz", "kept", "vs -Oz"), "pass list, or why -Oz", rows, console.width,
+    )  # fmt: skip
     console.print(table, markup=False)
     for record in records:
         if record["fallback"]:

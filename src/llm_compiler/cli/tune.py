@@ -12,7 +12,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import MAX_REJECTIONS, TuneSettings
@@ -29,6 +28,7 @@ from llm_compiler.cli.options import (
     program_set,
     user_pass_list,
 )
+from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
@@ -300,23 +300,19 @@ def run_command(args: argparse.Namespace) -> int:
 def _print_report(console: Console, report: TuneReport) -> None:
     """The results table; long names and lists are shortened in it, and every best list
     is printed whole, on its own line, below it."""
-    table = Table(title=f"Tuning results (LLVM {report.llvm_version}; binary = .text + .data bytes)")
-    table.add_column("program", overflow="ellipsis", no_wrap=True, ratio=2)
-    for column in ("-Oz", "best", "vs -Oz", "passes"):
-        table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("best pass list", overflow="ellipsis", no_wrap=True, ratio=3)
-    for result in report.programs:
-        if not result.ok:
-            table.add_row(result.program, "-", "-", "-", "-", f"{result.status}: {result.detail}")
-            continue
-        table.add_row(
-            result.program,
-            str(result.oz_size),
-            str(result.best_size),
-            f"{-result.improvement_vs_oz:+.1%}",
-            str(result.length),
-            result.best_pipeline,
+    rows = [
+        (
+            (result.program, str(result.oz_size), str(result.best_size),
+             f"{-result.improvement_vs_oz:+.1%}", str(result.length), result.best_pipeline)
+            if result.ok
+            else (result.program, "-", "-", "-", "-", f"{result.status}: {result.detail}")
         )
+        for result in report.programs
+    ]  # fmt: skip
+    table = results_table(
+        f"Tuning results (LLVM {report.llvm_version}; binary = .text + .data bytes)",
+        "program", ("-Oz", "best", "vs -Oz", "passes"), "best pass list", rows, console.width,
+    )  # fmt: skip
     console.print(table, markup=False)
     console.print("best pass lists (the exact opt -passes= text) and their validation:", highlight=False)
     for result in report.tuned:
