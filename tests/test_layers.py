@@ -4,6 +4,12 @@ Each top-level module or folder of ``llm_compiler`` has a rank; a module may imp
 modules of its own folder and of lower ranks, never of a higher rank or of another
 folder of the same rank (siblings stay independent). Imports inside functions count
 too. The layers, low to high, are documented in the README's layout section.
+
+Above that, only the selection layer decides what is kept: the folders that propose
+lists or report results (``models``, ``predictor``, ``evaluation``, ``driver``, ``cli``)
+never import ``llm_compiler.validation``; they reach the gate through
+``llm_compiler.selection``. The ``validate`` and ``passes --audit`` commands are
+validation's own front ends and are the exceptions.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("passes",),
     ("core",),
     ("validation",),
+    ("selection",),
     ("corpus",),
     ("autotune", "tasks"),
     ("models",),
@@ -103,3 +110,40 @@ PARTS = sorted(
 @pytest.mark.parametrize("name", PARTS)
 def test_every_part_of_the_package_has_a_layer(name: str) -> None:
     assert name in RANK, f"llm_compiler/{name} has no layer in tests/test_layers.py"
+
+
+#: Folders that must reach validation through the selection layer only.
+SELECTION_ONLY = ("models", "predictor", "evaluation", "driver", "cli")
+
+#: Validation's own commands, which run PassListEval and the audit directly.
+VALIDATION_FRONT_ENDS = {"cli/validate.py", "cli/passes.py"}
+
+
+def validation_callers(root: Path) -> list[str]:
+    """Every import of ``llm_compiler.validation`` from a folder that must use the selection layer."""
+    problems = []
+    for folder in SELECTION_ONLY:
+        for path in sorted((root / folder).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            if relative in VALIDATION_FRONT_ENDS:
+                continue
+            for line, module in imports(path):
+                if _part(module) == "validation":
+                    problems.append(f"{relative}:{line}: imports {module}; use llm_compiler.selection")
+    return problems
+
+
+def test_only_the_selection_layer_calls_validation() -> None:
+    assert validation_callers(PACKAGE) == []
+
+
+def test_a_direct_call_of_validation_is_named(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "optimize.py").write_text(
+        "def f():\n    from llm_compiler.validation.gate import Gate\n"
+    )
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "validate.py").write_text("import llm_compiler.validation.passlisteval\n")
+    assert validation_callers(tmp_path) == [
+        "models/optimize.py:2: imports llm_compiler.validation.gate; use llm_compiler.selection"
+    ]

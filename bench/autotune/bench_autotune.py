@@ -44,11 +44,11 @@ from typing import Any
 
 from llm_compiler.autotune.export import export_run
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneProgress, Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import LocalExecutor
 from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
 from llm_compiler.predictor.search import make_search
 

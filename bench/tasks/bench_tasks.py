@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, InlineExecutor, LocalExecutor
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet, ProgramSource
 from llm_compiler.tasks.generate import generate
 from llm_compiler.tasks.samples import DataSettings

@@ -9,6 +9,9 @@
   those the umask allows.
 * :func:`write_jsonl`, :func:`write_parquet` and :func:`jsonl_to_parquet` write tables:
   JSONL always, Parquet when pyarrow is installed (``pip install 'llm-compiler[parquet]'``).
+* :class:`RunDir` is a run's output folder: the settings that identify the run
+  (checked before a run is resumed), records appended one line at a time as each is
+  done, read back with a line torn by a kill dropped, and reports written atomically.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.errors import LlmCompilerError
+from llm_compiler.errors import InvalidInput, LlmCompilerError
 
 
 def cache_dir(*parts: str) -> Path:
@@ -156,3 +159,74 @@ def _new_temporary(path: Path) -> tuple[int, Path]:
             raise
         return handle, temporary
     raise FileExistsError(f"{path.parent}: no free temporary name for {path.name} after 100 tries")
+
+
+class RunDir:
+    """A run's output folder, resumable (module docstring).
+
+    Args:
+        path: The folder (created).
+        identity: The settings a resumed run must share (written to ``settings.json``).
+        resume: Continue the records already there (else there must be none).
+        records: The name of the records file.
+
+    Raises:
+        InvalidInput: Records are there and ``resume`` is off, or they were made with
+            other settings.
+    """
+
+    SETTINGS = "settings.json"
+
+    def __init__(
+        self, path: Path, identity: Mapping[str, Any], *, resume: bool, records: str = "results.jsonl"
+    ) -> None:
+        self.path = Path(path)
+        self.records_path = self.path / records
+        settings = self.path / self.SETTINGS
+        if self.records_path.exists() and not resume:
+            raise InvalidInput(
+                f"{self.path} holds results of an earlier run: add --resume to continue it, "
+                "or use another --out."
+            )
+        wanted = json.loads(json.dumps(dict(identity)))
+        if settings.exists() and resume:
+            earlier = json.loads(settings.read_text())
+            if earlier != wanted:
+                raise InvalidInput(
+                    f"{self.path} was made with other settings ({settings}); --resume needs the same ones. "
+                    f"Earlier: {json.dumps(earlier)}; now: {json.dumps(wanted)}."
+                )
+        self.path.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(settings, json.dumps(wanted, indent=2, sort_keys=True) + "\n")
+
+    def records(self) -> list[dict[str, Any]]:
+        """The records written so far; a line torn by a kill is dropped."""
+        if not self.records_path.is_file():
+            return []
+        rows = []
+        for line in self.records_path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        return rows
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Appends one record as one line, flushed to the file before returning.
+
+        A torn last line (a run killed mid-write) is ended first, so that it is the only
+        record lost.
+        """
+        line = json.dumps(dict(record)) + "\n"
+        with self.records_path.open("a+b") as stream:
+            if stream.tell() > 0:
+                stream.seek(-1, os.SEEK_END)
+                if stream.read(1) != b"\n":
+                    line = "\n" + line
+            stream.write(line.encode())
+            stream.flush()
+            os.fsync(stream.fileno())
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Writes a report file of the run whole or not at all."""
+        return atomic_write_text(self.path / name, text)

@@ -11,17 +11,17 @@ from typing import cast
 import pytest
 
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.autotune.random_search import RandomSearch
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import InlineExecutor
 from llm_compiler.core.program import Program
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.passes.searchable import PassSet
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 from tests.conftest import EXAMPLES
 
 #: Ten fixed lists; on crc32.c with LLVM 19 only the gvn one beats -Oz (526 < 527 bytes).

@@ -6,20 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from llm_compiler.autotune.jobs import Candidate, TuneSettings, validate_job
+from llm_compiler.autotune.jobs import TuneSettings, validate_job
 from llm_compiler.autotune.local_search import LocalSearch
 from llm_compiler.autotune.nevergrad_search import NevergradSearch
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.autotune.random_search import RandomSearch
-from llm_compiler.autotune.store import Store
-from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
+from llm_compiler.autotune.strategies import DEFAULT_SEARCH
 from llm_compiler.autotune.tuner import ProgramResult, Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import InlineExecutor
 from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import parse_pipeline
+from llm_compiler.selection import Candidate
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
+from llm_compiler.selection.registry import ProposerContext, make_proposer
 from tests.conftest import EXAMPLES
 
 #: On crc32.c with LLVM 19 this list beats -Oz (526 < 527 bytes); attributor breaks
@@ -35,13 +37,19 @@ def _request(
     return ProposalRequest(program, compiler.pass_set, start, count, history)
 
 
-def test_search_names() -> None:
-    assert make_proposer("random", 3) == RandomSearch(3)
-    assert make_proposer("local", 3) == LocalSearch(3)
-    assert make_proposer("nevergrad:TwoPointsDE", 3) == NevergradSearch(3, "TwoPointsDE")
-    assert TuneSettings(seed=3).search == make_proposer(DEFAULT_SEARCH, 3)
-    with pytest.raises(InvalidInput, match="Unknown search"):
-        make_proposer("annealing")
+def test_search_names(compiler: Compiler) -> None:
+    search = ProposerContext(compiler, "search", seed=3)
+    assert make_proposer("random", search)[0] == RandomSearch(3)
+    assert make_proposer("local", search)[0] == LocalSearch(3)
+    assert make_proposer("nevergrad:TwoPointsDE", search)[0] == NevergradSearch(3, "TwoPointsDE")
+    assert TuneSettings(seed=3).search == make_proposer(DEFAULT_SEARCH, search)[0]
+    with pytest.raises(InvalidInput, match="Unknown source of lists 'annealing'"):
+        make_proposer("annealing", search)
+    with pytest.raises(InvalidInput, match="Did you mean local"):
+        make_proposer("lokal", search)
+    with pytest.raises(InvalidInput, match="takes no argument"):
+        make_proposer("random:5", search)  # a count means something in optimize only
+    assert make_proposer("random:5", ProposerContext(compiler, "first", seed=3))[0] == RandomSearch(3)
 
 
 def test_local_search_starts_random_then_proposes_new_neighbours_of_the_best(compiler: Compiler) -> None:
@@ -104,7 +112,8 @@ def test_a_rejected_list_is_salvaged_and_the_report_says_why(compiler: Compiler)
     program = compiler.load(EXAMPLES / "crc32.c")
     oz = compiler.measure_oz(program).binary_size
     broken = compiler.measure(program, compiler.passes(BROKEN))
-    output = validate_job(settings, program, [Candidate(BROKEN, broken.binary_size, broken.ir_hash)], oz, {})
+    candidate = Candidate.measured(BROKEN, broken.binary_size, broken.ir_hash)
+    output = validate_job(settings, program, [candidate], oz, {})
     assert output.size < oz and "attributor" not in output.pipeline  # GOOD, or GOOD minimized
     assert "repaired: dropped module(attributor)" in output.detail
     [rejection] = output.extra["rejected"]
@@ -125,12 +134,38 @@ def test_a_rejected_list_is_salvaged_and_the_report_says_why(compiler: Compiler)
         assert "module(attributor)" in result.why_not_better
     # Nothing to salvage: the same IR as a rejected list is not checked again, and
     # -Oz is kept after the configured number of distinct rejections.
+    alone = compiler.measure(program, compiler.passes("module(attributor)"))
+    above = max(alone.binary_size, broken.binary_size) + 1  # both count as better than this
     none = validate_job(
         TuneSettings(engine=compiler.engine, max_rejections=1),
         program,
-        [Candidate("module(attributor)", oz - 1, "x"), Candidate(BROKEN, oz - 1, "x")],
-        oz,
+        [
+            Candidate.measured("module(attributor)", alone.binary_size, alone.ir_hash),
+            Candidate.measured(BROKEN, max(alone.binary_size, broken.binary_size), alone.ir_hash),
+        ],
+        above,
         {},
     )
     assert none.pipeline == OZ_PIPELINE and len(none.extra["rejected"]) == 1
+    assert none.extra["rejected"][0]["check"] == "suite"
     assert "failed validation; -Oz kept" in none.detail
+
+
+def test_a_size_that_a_second_compile_does_not_reproduce_is_not_kept(compiler: Compiler) -> None:
+    settings = TuneSettings(engine=compiler.engine, llvm_bin=str(compiler.toolchain.bin_dir))
+    program = compiler.load(EXAMPLES / "crc32.c")
+    oz = compiler.measure_oz(program).binary_size
+    good = compiler.measure(program, compiler.passes(GOOD))
+    assert good.binary_size < oz
+    # A store that says GOOD gave one byte less than it does: as if opt had given
+    # another object the first time. The list must not be reported at that size.
+    claimed = Candidate.measured(GOOD, good.binary_size - 1, good.ir_hash)
+    output = validate_job(settings, program, [claimed], oz, {})
+    assert output.pipeline == OZ_PIPELINE and output.size == oz
+    [rejection] = output.extra["rejected"]
+    assert rejection["outcome"] == "nondeterministic" and rejection["check"] == "determinism"
+    assert f"{good.binary_size - 1} then {good.binary_size} bytes" in rejection["detail"]
+    honest = validate_job(
+        settings, program, [Candidate.measured(GOOD, good.binary_size, good.ir_hash)], oz, {}
+    )
+    assert honest.pipeline != OZ_PIPELINE and honest.size == good.binary_size

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import InlineExecutor, Job
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.toolchain.llvm import Toolchain

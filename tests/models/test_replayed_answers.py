@@ -26,6 +26,7 @@ from llm_compiler.models.disassemble import lift, normalize_assembly
 from llm_compiler.models.emulate import emulate
 from llm_compiler.models.optimize import ModelOptimizer, OptimizeSettings, Verdict
 from llm_compiler.models.registry import load_model
+from llm_compiler.selection import Policy, make_gate
 from llm_compiler.tasks.answers import (
     AlreadyOptimalAnswer,
     DisassemblyAnswer,
@@ -41,7 +42,6 @@ from llm_compiler.tasks.prompts import (
     flag_tuning_prompt,
 )
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.validation.gate import Gate, load_suites
 from tests.conftest import EXAMPLES, run_cli
 
 CRC = EXAMPLES / "crc32.c"
@@ -76,15 +76,18 @@ def one_compiler(toolchain: Toolchain) -> Iterator[Compiler]:
         yield compiler
 
 
-def _optimize(compiler: Compiler, replay: Path, samples: int = 1, **settings: object) -> object:
+def _optimize(
+    compiler: Compiler, replay: Path, samples: int = 1, policy: Policy | None = None, **settings: object
+) -> object:
     model = load_model(f"replay:{replay}")
-    gate = Gate(compiler, load_suites([], compiler))
+    gate = make_gate(compiler, [])
     temperature = 0.8 if samples > 1 else 0.0
     optimizer = ModelOptimizer(
         compiler,
         model,
         gate,
         OptimizeSettings(samples=samples, temperature=temperature, **settings),  # type: ignore[arg-type]
+        policy=policy,
     )
     [result] = optimizer.run([ProgramSource(str(CRC), CRC, "")])
     return result
@@ -109,11 +112,20 @@ def _optimize(compiler: Compiler, replay: Path, samples: int = 1, **settings: ob
 def test_every_bad_answer_keeps_oz_and_says_why(
     answer: str, verdict: Verdict, detail: str, compiler: Compiler, crc_prompt: str, tmp_path: Path
 ) -> None:
-    result = _optimize(compiler, _replay(tmp_path, crc_prompt, answer))
+    # Without salvage: BROKEN would otherwise be repaired (the next test).
+    result = _optimize(compiler, _replay(tmp_path, crc_prompt, answer), policy=Policy(salvage=False))
     assert result.fallback is verdict and detail in result.fallback_detail, result
     assert result.chosen == OZ_PIPELINE and result.binary_size == result.oz_size == 527
     [candidate] = result.candidates
     assert answer.startswith(candidate.answer) and candidate.verdict is verdict  # cut at <code>
+
+
+def test_a_miscompiling_answer_is_salvaged(compiler: Compiler, crc_prompt: str, tmp_path: Path) -> None:
+    result = _optimize(compiler, _replay(tmp_path, crc_prompt, _answer(BROKEN)))
+    assert result.fallback is None and result.chosen == GOOD and result.binary_size == 526
+    broken, repaired = result.candidates
+    assert broken.verdict is Verdict.VALIDATION_FAILURE and "c_core_rec_tail" in broken.detail
+    assert repaired.verdict is Verdict.VALIDATED and repaired.repaired_from == BROKEN and not repaired.answer
 
 
 def test_the_smallest_validated_answer_wins(compiler: Compiler, crc_prompt: str, tmp_path: Path) -> None:
@@ -123,14 +135,18 @@ def test_the_smallest_validated_answer_wins(compiler: Compiler, crc_prompt: str,
     result = _optimize(compiler, replay, samples=4)
     assert result.fallback is None and result.chosen == GOOD and result.binary_size == 526 < result.oz_size
     verdicts = [candidate.verdict for candidate in result.candidates]
+    # BROKEN is as small as GOOD and comes first: it is rejected, then salvaged by
+    # dropping attributor, which gives GOOD; the repaired list comes after the answers.
     assert verdicts == [
         Verdict.VALIDATION_FAILURE,
         Verdict.PARSE_ERROR,
         Verdict.VALIDATED,
         Verdict.NOT_SMALLER,
+        Verdict.VALIDATED,
     ]
+    assert result.candidates[4].run == GOOD and result.candidates[4].repaired_from == BROKEN
     assert result.candidates[2].predicted_before == 700 and result.candidates[2].predicted_after == 526
-    assert "attributor" in result.candidates[0].replay or result.candidates[0].replay
+    assert "module(attributor)" in result.candidates[0].replay  # the command replays the failing build
     record = result.to_json()
     assert _answer(GOOD, 700, 526).startswith(record["completions"][2]) and record["improvement"] > 0
 
@@ -205,8 +221,12 @@ def test_optimize_command_writes_records_and_objects_and_resumes(
         sizes = subprocess.run([llvm_size, str(path)], capture_output=True, text=True, check=True)
         text, data = map(int, sizes.stdout.splitlines()[1].split()[:2])
         assert text + data == record["binary_size"] <= record["oz_size"]
-    # A rerun skips what is done; the run's own records replay it.
-    again = run_cli(*args)
+    # A rerun must say it continues; then it skips what is done. The run's records replay it.
+    refused = run_cli(*args)
+    assert refused.returncode == 2 and "--resume" in refused.stderr
+    other = run_cli(*args, "--samples", "2", "--resume")
+    assert other.returncode == 2 and "other settings" in other.stderr
+    again = run_cli(*args, "--resume")
     assert again.returncode == 0 and "3 units already in" in again.stderr
     assert len((out / "results.jsonl").read_text().splitlines()) == 3
     rescored = run_cli(
@@ -317,7 +337,7 @@ def test_an_answer_that_crashes_the_compiler_keeps_oz(compiler: Compiler, tmp_pa
     # A model of LLVM 19's names asking for the fixpoint check: opt aborts on this unit.
     # (For LLVM 17 answers, instcombine gets LLVM 17's 1000 iterations and reaches it.)
     replay = _replay(tmp_path, prompt, _answer("function(instcombine<verify-fixpoint>)"))
-    gate = Gate(compiler, load_suites([], compiler))
+    gate = make_gate(compiler, [])
     settings = OptimizeSettings(source_llvm=19)
     optimizer = ModelOptimizer(compiler, load_model(f"replay:{replay}"), gate, settings)
     [result] = optimizer.run([ProgramSource(str(unit), unit, "")])

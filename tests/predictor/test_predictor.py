@@ -11,9 +11,10 @@ import pytest
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.predictor.dataset import TrainingUnit, select_candidates
-from llm_compiler.predictor.proposer import DEFAULT_K, parse_spec
+from llm_compiler.predictor.proposer import RankedLists
 from llm_compiler.predictor.ranker import load
 from llm_compiler.predictor.shipped import ranker_file, shipped_ranker
+from llm_compiler.selection.registry import DEFAULT_K, ProposerContext, first_count, make_proposer, parse_spec
 from llm_compiler.toolchain.elf import berkeley_size
 from tests.conftest import EXAMPLES, run_cli
 from tests.models.programs import DATA
@@ -151,14 +152,19 @@ def test_candidates_are_chosen_greedily_by_summed_gain() -> None:
     assert select_candidates(units, pipelines, matrix, [0, 0, 0, 5], 2) == [2, 0]
 
 
-def test_predictor_specs() -> None:
-    assert parse_spec("builtin").k == DEFAULT_K and parse_spec("builtin").path is None
-    assert parse_spec("builtin:k=3").k == 3
-    assert parse_spec(f"builtin:{shipped_ranker(19)},k=2").k == 2
-    assert not parse_spec("common:5").learned and parse_spec("common:5").k == 5
-    for bad in ("builtin:k=0", "builtin:k=x", "common:", "common:0", "builtin:/no/such/file.json"):
+def test_predictor_specs(compiler: Compiler) -> None:
+    assert first_count(parse_spec("builtin")) == DEFAULT_K and parse_spec("builtin").argument == ""
+    assert first_count(parse_spec("builtin:k=3")) == 3
+    assert first_count(parse_spec(f"builtin:{shipped_ranker(19)},k=2")) == 2
+    assert first_count(parse_spec("common:5")) == 5
+    common, _ = make_proposer("common:5", ProposerContext(compiler))
+    assert isinstance(common, RankedLists) and not common.learned
+    for bad in ("builtin:k=0", "builtin:k=x", "common:0"):
         with pytest.raises(InvalidInput):
-            parse_spec(bad)
+            first_count(parse_spec(bad))
+    for bad in ("builtin:/no/such/file.json", "common:x", "builtin,depth=3", "common:3,k=2,first=1"):
+        with pytest.raises(InvalidInput):
+            make_proposer(bad, ProposerContext(compiler))
 
 
 def test_optimize_table_keeps_its_figures_on_a_narrow_terminal() -> None:

@@ -11,18 +11,18 @@ import pytest
 
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.local_search import LocalSearch
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import InlineExecutor
 from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.errors import InvalidInput
 from llm_compiler.predictor import search as predicted
 from llm_compiler.predictor.ranker import load
 from llm_compiler.predictor.search import PredictedSearch, make_search, predicted_search
 from llm_compiler.predictor.shipped import ranker_file
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest
 from tests.conftest import EXAMPLES
 
 
@@ -58,11 +58,15 @@ def test_the_search_names_and_their_settings(compiler: Compiler) -> None:
     assert make_search("predicted:first=48,warmup=0", compiler).first == 48
     assert make_search("local", compiler, 3) == LocalSearch(3)
     assert isinstance(make_search(None, compiler), PredictedSearch)
-    with pytest.raises(InvalidInput, match="use predicted, local, random"):
+    assert make_search("builtin", compiler, 3) == predicted_search(compiler, 3)  # one name everywhere
+    with pytest.raises(
+        InvalidInput, match=r"Unknown source of lists 'annealing'.*Known: builtin, common, local"
+    ):
         make_search("annealing", compiler)
-    for bad in ("predicted:first=x", "predicted:depth=3"):
-        with pytest.raises(InvalidInput, match="predicted:first=N,warmup=W"):
-            make_search(bad, compiler)
+    with pytest.raises(InvalidInput, match="first must be a whole number"):
+        make_search("predicted:first=x", compiler)
+    with pytest.raises(InvalidInput, match="unknown option 'depth' for builtin"):
+        make_search("predicted:depth=3", compiler)
     identity = predicted_search(compiler).identity()
     assert identity["ranker"] and identity["then"]["proposer"] == "LocalSearch"
 

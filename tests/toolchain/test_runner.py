@@ -17,7 +17,9 @@ def test_returns_outputs_and_duration() -> None:
     assert result.stdout == b"hello"
     assert result.stderr_text == "err\n"
     assert result.returncode == 0
-    assert result.seconds >= 0
+    assert 0 < result.seconds < 10
+    slow = run_command(["sleep", "0.3"], timeout=10)
+    assert 0.3 <= slow.seconds < 10
 
 
 def test_failure_carries_command_status_and_stderr() -> None:

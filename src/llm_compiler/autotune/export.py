@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import TuneReport
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
+from llm_compiler.core.store import Store
 from llm_compiler.files import atomic_write_text, write_jsonl, write_parquet
 
 #: Columns of ``best`` whose values are lists (stored in Parquet as JSON text).

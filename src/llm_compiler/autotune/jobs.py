@@ -10,13 +10,14 @@ makes a resumed run finish with the same results as an uninterrupted one.
 Jobs, in the order a run uses them:
 
 * :func:`search_chunk_job`: lists ``start..stop`` of a program proposed by the run's
-  proposer (:mod:`llm_compiler.autotune.proposer`; by default random search, whose list
-  0 is ``default<Oz>``, the baseline, and list ``i`` a function of the seed, the
-  program id and ``i`` only);
+  proposer (:mod:`llm_compiler.selection.proposer`; by default local search,
+  :data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`), with the unoptimized
+  input and ``default<Oz>``, the baseline, measured in the first chunk;
 * :func:`minimize_job`: minimization of the best list to a fixed point, stepwise with
   prefix states, then confirmed with whole-pipeline measurements;
 * :func:`broadcast_job`: the most common best lists tried on one program;
-* :func:`validate_job`: the best lists checked, best first, until one passes.
+* :func:`validate_job`: the best lists handed to the selection layer
+  (:mod:`llm_compiler.selection`), which checks them best first until one passes.
 """
 
 from __future__ import annotations
@@ -26,27 +27,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_compiler.autotune.local_search import LocalSearch
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.autotune.random_search import RandomSearch
-from llm_compiler.autotune.store import EvaluationRow
-from llm_compiler.autotune.strategies import DEFAULT_SEARCH, make_proposer
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.store import EvaluationRow
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidPassList
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.safety import search_pass_set
 from llm_compiler.passes.searchable import PassSet
-from llm_compiler.validation.gate import Gate, load_suites
-from llm_compiler.validation.salvage import Salvager
+from llm_compiler.selection import Candidate, Measurer, Policy, Selector, make_gate
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
+from llm_compiler.selection.select import MAX_REJECTIONS
 
 Known = dict[tuple[str, str], EvaluationRow]
-
-#: Distinct rejected lists (by the target's output IR) before the baseline is kept.
-MAX_REJECTIONS = 10
-
-#: Times a rejected list is repaired (culprits dropped) and checked again.
-MAX_REPAIRS = 3
 
 
 @dataclass(frozen=True)
@@ -54,9 +49,8 @@ class TuneSettings:
     """What a tuning run does; the same settings and seed give the same results.
 
     Attributes:
-        seed: Seed of the random search.
-        budget: Pass lists asked of the proposer per program (random search: -Oz
-            included).
+        seed: Seed of the search.
+        budget: Pass lists asked of the proposer per program.
         max_length: Longest random list (the paper: 50).
         chunk_size: Proposed lists per job (the unit of resumption).
         time_budget: Optional wall-clock seconds per program for the search (makes
@@ -115,7 +109,7 @@ class TuneSettings:
         """The proposer of the search phase (default: :data:`DEFAULT_SEARCH`)."""
         if self.proposer is not None:
             return self.proposer
-        return make_proposer(DEFAULT_SEARCH, self.seed, self.max_length)
+        return LocalSearch(self.seed, self.max_length)
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""
@@ -152,6 +146,8 @@ class JobOutput:
     size: int = 0
     detail: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: False only when a list was kept with validation turned off.
+    validated: bool = True
 
 
 class JobEvaluator:
@@ -326,130 +322,77 @@ def broadcast_job(
     return JobOutput(program_id=program.id, rows=evaluator.new, pipeline=chosen, size=int(row.size))
 
 
-_GATES: dict[TuneSettings, tuple[Gate, Salvager]] = {}
+_SELECTORS: dict[TuneSettings, Selector] = {}
 
 
-def gate_for(settings: TuneSettings) -> tuple[Gate, Salvager]:
-    """The validation gate of this process for ``settings`` and its salvager (made once
-    per process, so verdicts and blame are shared by the programs a process checks)."""
-    if settings not in _GATES:
+def selector_for(settings: TuneSettings) -> Selector:
+    """The selection layer of this process for ``settings`` (made once per process, so
+    verdicts and blame are shared by the programs a process checks)."""
+    if settings not in _SELECTORS:
         compiler = process_compiler(settings)
-        gate = Gate(compiler, load_suites(settings.suites, compiler), settings.user_check)
-        _GATES[settings] = (gate, Salvager(gate))
-    return _GATES[settings]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A list that may be reported for a program: its size and its output IR's hash."""
-
-    pipeline: str
-    size: int
-    output_hash: str = ""
+        gate = make_gate(compiler, settings.suites, settings.user_check) if settings.validate else None
+        policy = Policy(validate=settings.validate, max_rejections=settings.max_rejections)
+        _SELECTORS[settings] = Selector(compiler, gate, policy)
+    return _SELECTORS[settings]
 
 
 def validate_job(
     settings: TuneSettings, program: Program, ranked: Sequence[Candidate], oz: int, known: Known
 ) -> JobOutput:
-    """Checks the best lists (smaller than -Oz, best first); the first that passes wins.
+    """Hands the best lists (best first) to the selection layer; the first that passes wins.
 
-    A rejected list is salvaged before the next is tried: the passes to blame are found
-    by delta debugging and dropped, and the repaired list, re-measured, is checked like
-    any other (up to :data:`MAX_REPAIRS` times). Lists whose output IR equals that of a
-    list already rejected are skipped; after ``settings.max_rejections`` distinct
-    rejections -Oz is kept. A list reached by falling back past the first is minimized
-    too (exactly), and the minimized list is kept when it also passes. Every rejection
-    and repair is in ``extra["rejected"]`` with its replay command.
+    :meth:`~llm_compiler.selection.select.Selector.select` checks determinism, validates,
+    salvages rejected lists and skips lists whose output IR equals a rejected one's
+    (module :mod:`llm_compiler.selection.select`); every list it measures is recorded
+    here. A list reached by falling back past the first, or by repair, is minimized too
+    (exactly), and the minimized list is kept when it also passes. Every rejection and
+    repair is in ``extra["rejected"]`` with its replay command.
     """
-    compiler = process_compiler(settings)
-    evaluator = JobEvaluator(compiler, program, known, "validate")
+    evaluator = JobEvaluator(process_compiler(settings), program, known, "validate")
     output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz)
-    better = [candidate for candidate in ranked if candidate.size < oz]
-    if not better:
+    if not any(candidate.binary_size is not None and candidate.binary_size < oz for candidate in ranked):
         output.detail = "nothing beat -Oz; -Oz kept"
         return output
-    if not settings.validate:
-        output.pipeline, output.size = better[0].pipeline, better[0].size
-        output.detail = "unchecked: validation was turned off"
-        return output
-    gate, salvager = gate_for(settings)
-    rejected: list[dict[str, Any]] = []
-    rejected_outputs: set[str] = set()
-    distinct_rejections = 0
-    for position, candidate in enumerate(better):
-        if candidate.output_hash and candidate.output_hash in rejected_outputs:
-            continue
-        repair = _check_and_salvage(evaluator, gate, salvager, candidate, oz, output, rejected)
-        if repair is not None:
-            if position > 0 or repair:
-                _keep_shorter_if_it_passes(evaluator, gate, output)
-            if repair:
-                output.detail += f" (repaired: {repair})"
-            break
-        rejected_outputs.add(candidate.output_hash)
-        distinct_rejections += 1
-        if distinct_rejections >= settings.max_rejections:
-            break
-    if output.pipeline == OZ_PIPELINE:
-        output.detail = (
-            f"{distinct_rejections} lists better than -Oz (distinct output IR) failed validation; -Oz kept"
+    selector = selector_for(settings)
+    selection = selector.select(program, ranked, oz_size=oz, measure=_measurer(evaluator))
+    output.extra["rejected"] = [rejection.to_json() for rejection in selection.rejections]
+    if selection.fallback is None:
+        output.pipeline, output.size, output.detail = (
+            selection.chosen,
+            selection.binary_size,
+            selection.detail,
         )
-    output.extra["rejected"] = rejected
+        if not selection.validated:
+            output.detail = "unchecked: validation was turned off"
+            output.validated = False
+        elif selection.position > 0 or selection.repair:
+            _keep_shorter_if_it_passes(evaluator, selector, output)
+    else:
+        rejected = selection.rejected_lists
+        output.detail = f"{rejected} lists better than -Oz (distinct output IR) failed validation; -Oz kept"
     output.rows = evaluator.new
     return output
 
 
-def _check_and_salvage(
-    evaluator: JobEvaluator,
-    gate: Gate,
-    salvager: Salvager,
-    candidate: Candidate,
-    oz: int,
-    output: JobOutput,
-    rejected: list[dict[str, Any]],
-) -> str | None:
-    """Checks one candidate, repairing it while it fails; sets ``output`` when one passes.
+def _measurer(evaluator: JobEvaluator) -> Measurer:
+    """Measures through the job's evaluator, so every list the selection measures is stored."""
 
-    Returns None when nothing passed, else what was repaired ("" for the list as given).
-    """
-    compiler, program = evaluator.compiler, evaluator.program
-    pipeline, size, repair = candidate.pipeline, candidate.size, ""
-    for _ in range(MAX_REPAIRS + 1):
-        passes = compiler.passes(pipeline)
-        result = gate.check(program, passes)
-        if result.passed:
-            output.pipeline, output.size, output.detail = pipeline, size, result.description
-            return repair
-        culprits = salvager.culprits(program, passes, result)
-        entry: dict[str, Any] = {
-            "pipeline": pipeline,
-            "size": size,
-            "outcome": str(result.outcome),
-            "check": result.check,
-            "detail": result.description[:500],
-            "command": result.command,
-            "culprits": list(culprits),
-        }
-        rejected.append(entry)
-        best: tuple[int, str] | None = None
-        for repaired in salvager.repairs(passes, culprits):
-            row = evaluator.evaluate(repaired)
-            if row.ok and row.size < oz and (best is None or (int(row.size), row.pipeline) < best):
-                best = (int(row.size), row.pipeline)
-        if best is None:
-            entry["repair"] = "no repair beats -Oz" if culprits else "the failure could not be narrowed down"
-            return None
-        entry["repair"] = best[1]
-        size, pipeline = best
-        repair = f"dropped {', '.join(culprits)} from a rejected list"
-    return None
+    def measure(passes: PassList) -> tuple[int | None, str, str]:
+        row = evaluator.evaluate(passes)
+        return (int(row.size), row.output_hash or "", "") if row.ok else (None, "", row.detail[:300])
+
+    return measure
 
 
-def _keep_shorter_if_it_passes(evaluator: JobEvaluator, gate: Gate, output: JobOutput) -> None:
+def _keep_shorter_if_it_passes(evaluator: JobEvaluator, selector: Selector, output: JobOutput) -> None:
     """Minimizes ``output``'s list exactly; keeps the shorter list if no larger and it passes too."""
     nodes, reduced_size = _exact_minimum(evaluator, output.pipeline)
     shorter = str(PassList(nodes)) if nodes else output.pipeline
     if shorter != output.pipeline and reduced_size <= output.size:
-        again = gate.check(evaluator.program, evaluator.compiler.passes(shorter))
-        if again.passed:
-            output.pipeline, output.size, output.detail = shorter, int(reduced_size), again.description
+        row = evaluator.evaluate(evaluator.compiler.passes(shorter))
+        candidate = Candidate.measured(shorter, int(row.size), row.output_hash or "")
+        again = selector.select(
+            evaluator.program, [candidate], oz_size=output.size + 1, measure=_measurer(evaluator)
+        )
+        if again.fallback is None:
+            output.pipeline, output.size, output.detail = again.chosen, again.binary_size, again.detail

@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ adapts to success, strong on discrete problems); its loss is the size relative t
 -Oz (a list that fails to compile scores 10).
 
 The optimizer lives for one program's search in one job (the proposer is adaptive,
-see :mod:`llm_compiler.autotune.proposer`): it first hears the lists measured before
+see :mod:`llm_compiler.selection.proposer`): it first hears the lists measured before
 (the -Oz baseline, extra lists), then asks and is told batch by batch. It is seeded
 from (seed, program id), so a re-run of the job proposes the same lists.
 """
@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_compiler.autotune.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
+from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 
 #: The loss of a list that did not compile.
 FAILURE_LOSS = 10.0

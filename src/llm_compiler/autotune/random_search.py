@@ -12,10 +12,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH, random_pass_list
+from llm_compiler.selection.proposer import ProposalRequest, Proposer
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,19 @@
-"""The autotuner: random search, minimization, broadcast and validation over many programs.
+"""The autotuner: search, minimization, broadcast and validation over many programs.
 
 A :class:`Tuner` drives a run in phases, each a set of independent jobs
 (:mod:`llm_compiler.autotune.jobs`) handed to an executor (this process, a local
 pool, or Dask), and writes every job's evaluations to the store as it completes:
 
-1. **random** (the search phase) - per program, ``budget`` lists in chunks from the run's
-   proposer (:mod:`llm_compiler.autotune.proposer`): random search by default, whose
-   list 0 is -Oz; any other proposer is driven the same way;
+1. **random** (the search phase; the name stays for stores already written) - per
+   program, ``budget`` lists in chunks from the run's proposer
+   (:mod:`llm_compiler.selection.proposer`): the library's default is local search
+   (:data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`), and ``tune``'s default
+   starts it from the built-in predictor (:mod:`llm_compiler.predictor.search`); -Oz is
+   measured first whoever proposes;
 2. **minimize** - the best list of each program that beats -Oz, to a fixed point;
 3. **broadcast** - the K most common best lists tried on every program;
-4. **validate** - the best lists checked, best first; -Oz is kept when none passes.
+4. **validate** - the best lists handed to the selection layer
+   (:mod:`llm_compiler.selection`), checked best first; -Oz is kept when none passes.
 
 A killed run resumes from the store (jobs already done are skipped, evaluations
 already made are not made again) and ends with the same results. Programs that do
@@ -21,12 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from llm_compiler.autotune.jobs import (
-    Candidate,
     JobOutput,
     TuneSettings,
     best_row,
@@ -35,14 +38,15 @@ from llm_compiler.autotune.jobs import (
     search_chunk_job,
     validate_job,
 )
-from llm_compiler.autotune.store import EvaluationRow, Store
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, Job
 from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.store import EvaluationRow, Store
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import LlmCompilerError
 from llm_compiler.passes.pipeline import parse_pipeline
+from llm_compiler.selection import Candidate
 
 PHASES = ("random", "minimize", "broadcast", "validate")
 
@@ -224,17 +228,25 @@ class Tuner:
 
     # Loading -----------------------------------------------------------------------
 
-    def load(self, specs: Sequence[ProgramSource]) -> list[Program]:
-        """Compiles the targets; those that fail are recorded and left out."""
+    def load(
+        self, specs: Sequence[ProgramSource], loaded: Mapping[str, Program] | None = None
+    ) -> list[Program]:
+        """Compiles the targets; those that fail are recorded and left out.
+
+        Args:
+            specs: The targets.
+            loaded: Programs already through the front end, by :meth:`ProgramSource.key`.
+        """
         programs = []
+        loaded = loaded or {}
         for spec in specs:
             try:
-                program = spec.load(self.compiler)
+                program = loaded.get(spec.key()) or spec.load(self.compiler)
             except LlmCompilerError as error:
                 failed_id = "load:" + hashlib.sha256(str(spec.path).encode()).hexdigest()[:12]
                 self.store.add_program(failed_id, str(spec.path), str(spec.path), "load-failed", str(error))
                 continue
-            self.store.add_program(program.id, program.name, program.source, "ok")
+            self.store.add_program(program.id, program.name, program.source, "ok", ir=program.ir)
             programs.append(program)
         return programs
 
@@ -272,9 +284,15 @@ class Tuner:
         pairs = [(oz, min(oz, self._best_sizes[p])) for p, oz in self._oz_sizes.items()]
         return f"best so far vs -Oz: {geometric_mean_improvement(pairs):.2%}" if pairs else ""
 
-    def run(self, specs: Sequence[ProgramSource]) -> TuneReport:
-        """Tunes every target and returns the report."""
-        programs = self.programs = self.load(specs)
+    def run(self, specs: Sequence[ProgramSource], loaded: Mapping[str, Program] | None = None) -> TuneReport:
+        """Tunes every target and returns the report.
+
+        Args:
+            specs: The targets.
+            loaded: Programs already through the front end, by :meth:`ProgramSource.key`
+                (``tune --model`` loads them to ask the model first).
+        """
+        programs = self.programs = self.load(specs, loaded)
         for program in programs:
             self._follow(list(self._known(program).values()))
         self._search_phase(programs)
@@ -366,7 +384,7 @@ class Tuner:
         chosen = self.store.result(program.id, "broadcast") or self.store.result(program.id, "minimize")
         preferred = chosen[0] if chosen is not None else ""
         rows.sort(key=lambda r: (r.size, r.pipeline != preferred, len(r.pipeline), r.pipeline))
-        return [Candidate(r.pipeline, int(r.size), r.output_hash or "") for r in rows]
+        return [Candidate.measured(r.pipeline, int(r.size), r.output_hash or "") for r in rows]
 
     def _validate_phase(self, programs: list[Program]) -> None:
         jobs = []
@@ -380,7 +398,9 @@ class Tuner:
 
         def done(output: JobOutput) -> None:
             detail = json.dumps({"validation": output.detail, "rejected": output.extra.get("rejected", [])})
-            self.store.set_result(output.program_id, "final", output.pipeline, output.size, detail)
+            self.store.set_result(
+                output.program_id, "final", output.pipeline, output.size, detail, validated=output.validated
+            )
 
         self._run_jobs("validation", jobs, done)
 

@@ -25,7 +25,7 @@ from llm_compiler.driver.cc import Driver, DriverOptions
 from llm_compiler.driver.choose import Chooser, FirstOf, OzOnly, TunedResults
 from llm_compiler.driver.predicted import Predicted
 from llm_compiler.errors import LlmCompilerError
-from llm_compiler.predictor.proposer import parse_spec
+from llm_compiler.selection.registry import first_count, is_proposer_spec, parse_spec, unknown_kind
 
 USAGE = """\
 usage: llm-compiler cc  [DRIVER OPTIONS] [REAL COMPILER] COMPILER ARGUMENTS...
@@ -131,7 +131,10 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
     if options.results is not None:
         choosers.append(TunedResults(options.results))
     if options.predictor != "none":
-        parse_spec(options.predictor)  # a malformed spec fails here, not unit by unit
+        # A malformed or unknown spec fails here, not unit by unit.
+        if not is_proposer_spec(options.predictor):
+            raise unknown_kind(options.predictor)
+        first_count(parse_spec(options.predictor))
         choosers.append(Predicted(compiler, options.predictor))
     return choosers
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,14 @@ from llm_compiler.cli.options import (
     make_executor,
     model_from_args,
     program_set,
+    run_dir,
 )
 from llm_compiler.errors import InvalidInput
 from llm_compiler.evaluation.flag_tuning import FlagTuningHarness, Row, summarize, system_kind
-from llm_compiler.files import atomic_write_text
+from llm_compiler.files import RunDir, atomic_write_text
 from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, OptimizeSettings
 from llm_compiler.predictor.search import make_search
-from llm_compiler.validation.gate import Gate, load_suites
+from llm_compiler.selection import make_gate
 
 EXAMPLES = """examples:
   llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
@@ -107,53 +107,6 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
 
 
-def prepare_out(args: argparse.Namespace, identity: dict[str, Any]) -> Path | None:
-    """The output folder, checked: a run's settings must match to be resumed.
-
-    Raises:
-        InvalidInput: Results are there and --resume was not given, or were made otherwise.
-    """
-    if not args.out:
-        if args.resume:
-            raise InvalidInput("--resume continues the run in --out DIR; give --out.")
-        return None
-    out = Path(args.out)
-    settings = out / "settings.json"
-    if (out / RESULTS).exists() and not args.resume:
-        raise InvalidInput(
-            f"{out} holds results of an earlier run: add --resume to continue it, or use another --out."
-        )
-    if settings.exists() and args.resume:
-        earlier = json.loads(settings.read_text())
-        if earlier != identity:
-            raise InvalidInput(
-                f"{out} was made with other settings ({settings}); --resume needs the same ones. "
-                f"Earlier: {json.dumps(earlier)}; now: {json.dumps(identity)}."
-            )
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(settings, json.dumps(identity, indent=2, sort_keys=True) + "\n")
-    return out
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows written so far; a last line torn by a kill is dropped."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
-
-
-def append_row(out: Path | None, row: dict[str, Any]) -> None:
-    if out is not None:
-        with (out / RESULTS).open("a") as stream:
-            stream.write(json.dumps(row) + "\n")
-
-
 def run_flag_tuning(args: argparse.Namespace) -> int:
     for system in args.system:
         system_kind(system)  # refuse unknown systems before anything runs
@@ -175,10 +128,10 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         "max_tokens": args.max_tokens,
         "llvm_version": compiler.llvm_version,
     }
-    out = prepare_out(args, identity)
-    rows = [Row.from_json(r) for r in read_rows(out / RESULTS)] if out else []
+    out = run_dir(args, identity)
+    rows = [Row.from_json(r) for r in out.records()] if out else []
     done = {(row.unit, row.system) for row in rows}
-    gate = Gate(compiler, load_suites(args.suite, compiler))
+    gate = make_gate(compiler, args.suite)
     tune_settings = TuneSettings(
         seed=args.seed,
         llvm_bin=str(compiler.toolchain.bin_dir),
@@ -201,7 +154,14 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         return model_from_args(args)
 
     harness = FlagTuningHarness(
-        compiler, gate, tune_settings, optimize_settings, load, executor, out, max(1, args.jobs)
+        compiler,
+        gate,
+        tune_settings,
+        optimize_settings,
+        load,
+        executor,
+        out.path if out else None,
+        max(1, args.jobs),
     )
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -211,7 +171,8 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
                 todo = [source for source in sources if (source.name, system) not in done]
                 task = progress.add_task(system, total=len(sources), completed=len(sources) - len(todo))
                 for row in harness.run(system, todo) if todo else ():
-                    append_row(out, row.to_json())
+                    if out is not None:
+                        out.append(row.to_json())
                     rows.append(row)
                     progress.advance(task)
     finally:
@@ -224,24 +185,16 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
 
 
 def write_reports(
-    out: Path | None, summary: dict[str, Any], rows: list[dict[str, Any]], as_json: bool
+    out: RunDir | None, summary: dict[str, Any], rows: list[dict[str, Any]], as_json: bool
 ) -> None:
     """report.json, report.md and report.html in ``out``; the summary on stdout."""
     from llm_compiler.evaluation import report
 
     if out is not None:
-        atomic_write_text(out / REPORT_JSON, json.dumps(summary, indent=2) + "\n")
-        report.write_markdown(summary, out / REPORT_MD)
-        report.write_html(summary, rows, out / REPORT_HTML)
-        Console(stderr=True).print(f"wrote {out / REPORT_MD}, {out / REPORT_HTML}", highlight=False)
-    if as_json:
-        sys.stdout.write(json.dumps(summary) + "\n")
-    elif out is not None:
-        sys.stdout.write((out / REPORT_MD).read_text())
-    else:
-        with tempfile.TemporaryDirectory(prefix="llm-compiler-report-") as scratch:
-            report.write_markdown(summary, Path(scratch) / REPORT_MD)
-            sys.stdout.write((Path(scratch) / REPORT_MD).read_text())
+        out.write_text(REPORT_JSON, json.dumps(summary, indent=2) + "\n")
+        written = report.write_reports(out.path, summary, rows)
+        Console(stderr=True).print(f"wrote {', '.join(map(str, written))}", highlight=False)
+    sys.stdout.write(json.dumps(summary) + "\n" if as_json else report.markdown(summary))
 
 
 def run_compare(args: argparse.Namespace) -> int:

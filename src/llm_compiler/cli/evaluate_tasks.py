@@ -8,11 +8,17 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from llm_compiler.cli.options import add_model_options, add_program_arguments, make_compiler, model_from_args
+from llm_compiler.cli.options import (
+    add_model_options,
+    add_program_arguments,
+    make_compiler,
+    model_from_args,
+    run_dir,
+)
 from llm_compiler.evaluation.disassembly import disassembly_rows, summarize_disassembly
 from llm_compiler.evaluation.emulation import emulation_rows, summarize_emulation
 from llm_compiler.evaluation.perplexity import dataset_samples, evaluate_perplexity
-from llm_compiler.files import atomic_write_text
+from llm_compiler.models.request import PROMPT_BUDGET
 from llm_compiler.tasks.prompts import EmulationTarget, parse_emulation_prompt
 
 
@@ -43,7 +49,11 @@ def add_parsers(tasks: Any, common: argparse.ArgumentParser, add_output: Callabl
     emu.add_argument("--limit", type=int, metavar="N", help="at most N samples")
     add_model_options(emu)
     emu.add_argument(
-        "--budget", type=int, default=15_000, metavar="TOKENS", help="longest prompt (default: 15,000)"
+        "--budget",
+        type=int,
+        default=PROMPT_BUDGET,
+        metavar="TOKENS",
+        help=f"longest prompt (default: {PROMPT_BUDGET:,})",
     )
     emu.add_argument(
         "--max-tokens", type=int, metavar="N", help="new tokens (default: what the context leaves)"
@@ -72,20 +82,18 @@ def _run(
     summarize: Callable[[list[dict[str, Any]]], dict[str, Any]],
     identity: dict[str, Any],
 ) -> int:
-    from llm_compiler.cli.evaluate import RESULTS, append_row, prepare_out, read_rows
-
-    out = prepare_out(args, {"task": task, "model": args.model, **identity})
-    rows = read_rows(out / RESULTS) if out else []
+    out = run_dir(args, {"task": task, "model": args.model, **identity})
+    rows = out.records() if out else []
     done = {key(row) for row in rows}
     with model_from_args(args) as model:
         for row in rows_of(model, done):
-            append_row(out, row)
+            if out is not None:
+                out.append(row)
             rows.append(row)
     summary = summarize(rows)
-    text = json.dumps(summary, indent=2) + "\n"
     if out is not None:
-        atomic_write_text(out / "report.json", text)
-        atomic_write_text(out / "report.md", _markdown(summary))
+        out.write_text("report.json", json.dumps(summary, indent=2) + "\n")
+        out.write_text("report.md", _markdown(summary))
     sys.stdout.write(json.dumps(summary) + "\n" if args.json else _markdown(summary))
     return 0
 
@@ -147,9 +155,7 @@ def run_emulation(args: argparse.Namespace) -> int:
 
 
 def run_perplexity(args: argparse.Namespace) -> int:
-    from llm_compiler.cli.evaluate import prepare_out
-
-    out = prepare_out(
+    out = run_dir(
         args,
         {
             "task": "perplexity",
@@ -164,9 +170,9 @@ def run_perplexity(args: argparse.Namespace) -> int:
             model, args.dataset, args.split, max_tokens=args.max_tokens, limit=args.limit
         )
     if out is not None:
-        atomic_write_text(out / "results.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
-        atomic_write_text(out / "report.json", json.dumps(summary, indent=2) + "\n")
-        atomic_write_text(out / "report.md", _markdown(summary))
+        out.write_text("results.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
+        out.write_text("report.json", json.dumps(summary, indent=2) + "\n")
+        out.write_text("report.md", _markdown(summary))
     sys.stdout.write(json.dumps(summary) + "\n" if args.json else _markdown(summary))
     return 0
 

@@ -20,12 +20,14 @@ from llm_compiler.cli.options import (
     make_compiler,
     model_from_args,
     program_set,
+    run_dir,
 )
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
-from llm_compiler.files import atomic_write_bytes
+from llm_compiler.files import RunDir, atomic_write_bytes
 from llm_compiler.models.optimize import (
     FLAG_TUNING_BUDGET,
     ListOptimizer,
@@ -33,8 +35,10 @@ from llm_compiler.models.optimize import (
     OptimizeSettings,
     UnitResult,
 )
-from llm_compiler.predictor.proposer import is_predictor_spec, predictor_optimizer
-from llm_compiler.validation.gate import Gate, load_suites
+from llm_compiler.models.proposed import proposer_optimizer
+from llm_compiler.models.registry import parse_spec as parse_model_spec
+from llm_compiler.selection import make_gate
+from llm_compiler.selection.registry import is_proposer_spec
 
 EXAMPLES = """examples:
   llm-compiler optimize examples/ --out results/            # the built-in predictor (no GPU, no download)
@@ -117,8 +121,12 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--out",
         metavar="DIR",
-        help=f"write {RESULTS} (one record per unit, as it is done) and each kept result; a rerun "
-        "skips units already there",
+        help=f"write {RESULTS} (one record per unit, as it is done), settings.json and each kept result",
+    )
+    out.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out: units already there are kept, the rest optimized (same settings)",
     )
     out.add_argument("--json", action="store_true", help="print each unit's record as JSON on stdout")
     parser.set_defaults(run=run)
@@ -126,6 +134,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args.model = args.model or "builtin"
+    if not is_proposer_spec(args.model):
+        parse_model_spec(args.model)  # a misspelt name is refused before any unit is loaded
     compiler = make_compiler(args)
     sources = list(program_set(args))
     if not sources:
@@ -147,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
         "suites": args.suite or ["builtin"],
         "check": args.check,
     }
-    out = Path(args.out) if args.out else None
-    done = _done(out / RESULTS, identity) if out else {}
+    folder = run_dir(args, identity)
+    out = folder.path if folder else None
+    done = {record["unit"]: record for record in folder.records()} if folder else {}
     todo = [source for source in sources if source.name not in done]
     console = Console(stderr=True)
     console.print(
@@ -163,15 +174,15 @@ def run(args: argparse.Namespace) -> int:
         )
     results: list[UnitResult | dict[str, Any]] = [done[s.name] for s in sources if s.name in done]
     if todo:
-        gate = Gate(compiler, load_suites(args.suite, compiler), args.check)
+        gate = make_gate(compiler, args.suite, args.check)
         jobs = max(1, args.jobs)
-        if is_predictor_spec(args.model):
-            optimizer: ListOptimizer = predictor_optimizer(compiler, gate, args.model, jobs)
-            results += _run(optimizer, todo, compiler, args, out, identity, console)
+        if is_proposer_spec(args.model):
+            optimizer: ListOptimizer = proposer_optimizer(compiler, gate, args.model, jobs)
+            results += _run(optimizer, todo, compiler, args, folder, console)
         else:
             with model_from_args(args) as model:
                 optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=jobs)
-                results += _run(optimizer, todo, compiler, args, out, identity, console)
+                results += _run(optimizer, todo, compiler, args, folder, console)
     records = [r.to_json() if isinstance(r, UnitResult) else r for r in results]
     if not args.json:
         _print(Console(), records)
@@ -190,63 +201,39 @@ def _identity(settings: OptimizeSettings) -> dict[str, Any]:
     }
 
 
-def _done(path: Path, identity: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Records of an earlier run with the same settings, by unit (a torn last line is ignored)."""
-    if not path.is_file():
-        return {}
-    done = {}
-    for line in path.read_text().splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if record.get("settings") == identity:
-            done[record["unit"]] = record
-    return done
-
-
 def _run(
     optimizer: ListOptimizer,
     sources: list[ProgramSource],
     compiler: Compiler,
     args: argparse.Namespace,
-    out: Path | None,
-    identity: dict[str, Any],
+    folder: RunDir | None,
     console: Console,
 ) -> list[UnitResult]:
     results = []
-    programs: dict[str, ProgramSource] = {}
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
+    programs: dict[str, Program] = {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"optimize with {optimizer.spec}", total=len(sources))
-        for result in optimizer.run(_remember(sources, programs)):
-            record = {**result.to_json(), "settings": identity}
-            if out:
-                with (out / RESULTS).open("a") as stream:
-                    stream.write(json.dumps(record) + "\n")
+        for result in optimizer.run(sources, loaded=programs):
+            record = result.to_json()
+            target = Path(args.output) if args.output else None
+            if folder and not target:
+                target = folder.path / (_safe(result.unit) + EMITS[args.emit])
+            if target:
+                _write(compiler, programs[result.unit], result.chosen, args.emit, target)
+            # After the kept result is written: a resumed run never finds a record without it.
+            if folder:
+                folder.append(record)
             if args.json:
                 sys.stdout.write(json.dumps(record) + "\n")
                 sys.stdout.flush()
-            target = Path(args.output) if args.output else None
-            if out and not target:
-                target = out / (_safe(result.unit) + EMITS[args.emit])
-            if target:
-                _write(compiler, programs[result.unit], result.chosen, args.emit, target)
             results.append(result)
             progress.advance(task)
     return results
 
 
-def _remember(sources: list[ProgramSource], programs: dict[str, ProgramSource]) -> list[ProgramSource]:
-    for source in sources:
-        programs[source.name] = source
-    return sources
-
-
-def _write(compiler: Compiler, source: ProgramSource, pipeline: str, emit: str, target: Path) -> None:
-    program = source.load(compiler)
+def _write(compiler: Compiler, program: Program, pipeline: str, emit: str, target: Path) -> None:
+    """Writes the kept result; an object validation compiled comes from the compiler's cache."""
     passes = compiler.passes(pipeline)
     if emit == "obj":
         data = compiler.object_code(program, passes)[0]

@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -33,6 +35,8 @@ from llm_compiler.core.engines import Engine
 from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.corpus.store import SPLITS
+from llm_compiler.errors import InvalidInput
+from llm_compiler.files import RunDir
 from llm_compiler.models.base import Model
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.versions import MODEL_LLVM, adapt_user_pass_list
@@ -270,3 +274,17 @@ def model_from_args(args: argparse.Namespace) -> Model:
         tokenizer=args.tokenizer,
         timeout=args.server_timeout,
     )
+
+
+def run_dir(args: argparse.Namespace, identity: dict[str, Any]) -> RunDir | None:
+    """The run folder of ``--out`` (None without it), checked for ``--resume``.
+
+    Raises:
+        InvalidInput: ``--resume`` without ``--out``, results there without ``--resume``,
+            or results made with other settings.
+    """
+    if not args.out:
+        if getattr(args, "resume", False):
+            raise InvalidInput("--resume continues the run in --out DIR; give --out.")
+        return None
+    return RunDir(Path(args.out), identity, resume=bool(getattr(args, "resume", False)))

@@ -14,8 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from llm_compiler.autotune.export import export_run
-from llm_compiler.autotune.jobs import MAX_REJECTIONS, TuneSettings
-from llm_compiler.autotune.store import Store
+from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.options import (
     add_execution_options,
@@ -30,10 +29,13 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import Program
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import InvalidInput
+from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.passes.safety import PASS_SET_CHOICES
 from llm_compiler.predictor.search import PREDICTED_FIRST, make_search
+from llm_compiler.selection import MAX_REJECTIONS
 
 EXAMPLES = """examples:
   llm-compiler tune examples/ --budget 100 --seed 1
@@ -199,6 +201,7 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
 def _tune(
     settings: TuneSettings,
     sources: list[ProgramSource],
+    loaded: dict[str, Program],
     store: Store,
     compiler: Compiler,
     args: argparse.Namespace,
@@ -223,18 +226,26 @@ def _tune(
     try:
         with Progress(*columns, console=console) as progress:
             tuner = Tuner(settings, store, executor, compiler, _RichProgress(progress))
-            return tuner, tuner.run(sources)
+            return tuner, tuner.run(sources, loaded)
     finally:
         executor.close()
 
 
 def _seed_with_model(
     settings: TuneSettings, sources: list[ProgramSource], compiler: Compiler, args: argparse.Namespace
-) -> TuneSettings:
-    """The settings with the model's lists proposed first for each program (``--model``)."""
+) -> tuple[TuneSettings, dict[str, Program]]:
+    """The settings with the model's lists proposed first for each program (``--model``),
+    and the programs loaded to ask it (by source key; the tuner does not load them again,
+    and records those that fail to load)."""
     from llm_compiler.models.proposer import SeededSearch, model_lists
 
-    programs = [source.load(compiler) for source in sources]
+    loaded: dict[str, Program] = {}
+    for source in sources:
+        try:
+            loaded[source.key()] = source.load(compiler)
+        except LlmCompilerError:
+            continue
+    programs = list(loaded.values())
     with model_from_args(args) as model:
         lists = model_lists(
             compiler,
@@ -251,7 +262,7 @@ def _seed_with_model(
         markup=False,
     )
     seeded = SeededSearch(tuple(sorted(lists.items())), settings.search, args.model)
-    return replace(settings, proposer=seeded)
+    return replace(settings, proposer=seeded), loaded
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -263,8 +274,9 @@ def run_command(args: argparse.Namespace) -> int:
             f"{' '.join(args.programs)}: no programs selected "
             "(check --only-split, --limit or the corpus query)."
         )
+    loaded: dict[str, Program] = {}
     if args.model:
-        settings = _seed_with_model(settings, sources, compiler, args)
+        settings, loaded = _seed_with_model(settings, sources, compiler, args)
     out = Path(args.out) if args.out else None
     scratch = None
     if args.store:
@@ -279,7 +291,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         store.check_meta({**settings.identity(), "llvm_version": compiler.llvm_version}, resume=args.resume)
         note = f"store {store_path}" + (" (temporary; use --out to keep it)" if scratch else "")
-        tuner, report = _tune(settings, sources, store, compiler, args, note)
+        tuner, report = _tune(settings, sources, loaded, store, compiler, args, note)
         if args.json:
             sys.stdout.write(json.dumps(report.summary()) + "\n")
         else:

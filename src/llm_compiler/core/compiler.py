@@ -21,12 +21,21 @@ checked against the :class:`~llm_compiler.passes.searchable.PassSet` gate once, 
 list checked before is not checked again. :meth:`Compiler.compile` returns every
 output one caller needs (IR, assembly, object) from one compile. The engine
 (:mod:`llm_compiler.core.engines`) does the work.
+
+Objects are compiled once: a compile that produces an object keeps it in a bounded
+in-memory cache keyed by (program id, pipeline), and every later request for that
+object (the target's link check, its run, the user's check) and every measurement of
+that pair reuse it. ``fresh=True`` compiles anew all the same: the selection layer's
+determinism check compares a second, independent compile with the first.
+:attr:`Compiler.counts` counts engine compiles and cache hits.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,6 +65,9 @@ DEFAULT_TIMEOUT = 120.0
 
 #: Pipelines a compiler remembers as already checked by the gate.
 _CHECKED_KEPT = 100_000
+
+#: Bytes of object code a compiler keeps for reuse (least recently used dropped first).
+OBJECT_CACHE_BYTES = 64 * 1024 * 1024
 
 
 class Compiler:
@@ -94,6 +106,12 @@ class Compiler:
         self.workers = workers or os.cpu_count() or 1
         self._engine, self.engine_note = self._choose_engine(Engine.parse(engine))
         self._checked: dict[str, None] = {}
+        self._objects: OrderedDict[tuple[str, str | None], CompileResult] = OrderedDict()
+        self._object_bytes = 0
+        self._objects_lock = threading.Lock()
+        #: ``compiles`` (engine compiles), ``object-cache-hits``, and per program id
+        #: ``compiles:<id>``: what tests and benchmarks count.
+        self.counts: Counter[str] = Counter()
 
     def _choose_engine(self, engine: Engine) -> tuple[CompileEngine, str]:
         if engine is Engine.SUBPROCESS:
@@ -226,7 +244,12 @@ class Compiler:
     # Compiling and measuring -------------------------------------------------
 
     def compile(
-        self, program: Program, passes: PassList | None = None, outputs: Collection[str] = ()
+        self,
+        program: Program,
+        passes: PassList | None = None,
+        outputs: Collection[str] = (),
+        *,
+        fresh: bool = False,
     ) -> CompileResult:
         """Applies ``passes`` (None: none), lowers the result and measures it, once.
 
@@ -235,6 +258,8 @@ class Compiler:
             passes: The pass list; checked by the gate unless it was before.
             outputs: What to return besides the measurement: any of ``"ir"`` (the
                 optimized IR), ``"asm"`` (the assembly) and ``"obj"`` (the object file).
+            fresh: Compile even when the object cache holds this (program, list); the
+                new object replaces the cached one.
 
         Raises:
             InvalidPassList: The list fails the searchable-set gate.
@@ -245,7 +270,32 @@ class Compiler:
         if unknown:
             raise ValueError(f"unknown outputs {sorted(unknown)}; choose from {sorted(OUTPUTS)}")
         pipeline = self.check(passes)
-        return self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
+        key = (program.id, pipeline)
+        if not fresh and set(outputs) <= {"obj"}:
+            with self._objects_lock:
+                cached = self._objects.get(key)
+                if cached is not None:
+                    self._objects.move_to_end(key)
+                    self.counts["object-cache-hits"] += 1
+                    return cached
+        self.counts["compiles"] += 1
+        self.counts[f"compiles:{program.id}"] += 1
+        result = self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
+        if result.obj is not None:
+            self._keep_object(key, CompileResult(result.measurement, obj=result.obj))
+        return result
+
+    def _keep_object(self, key: tuple[str, str | None], result: CompileResult) -> None:
+        assert result.obj is not None
+        with self._objects_lock:
+            previous = self._objects.pop(key, None)
+            if previous is not None and previous.obj is not None:
+                self._object_bytes -= len(previous.obj)
+            self._objects[key] = result
+            self._object_bytes += len(result.obj)
+            while self._object_bytes > OBJECT_CACHE_BYTES and len(self._objects) > 1:
+                _, dropped = self._objects.popitem(last=False)
+                self._object_bytes -= len(dropped.obj or b"")
 
     def measure(self, program: Program, passes: PassList | None = None) -> Measurement:
         """Measures ``program`` after ``passes`` (None: the unoptimized input)."""
@@ -267,10 +317,13 @@ class Compiler:
         assert assembly is not None
         return assembly
 
-    def object_code(self, program: Program, passes: PassList | None) -> tuple[bytes, Measurement]:
+    def object_code(
+        self, program: Program, passes: PassList | None, *, fresh: bool = False
+    ) -> tuple[bytes, Measurement]:
         """The object file of ``program`` after ``passes`` (None: unoptimized), and its
-        measurement (whose ``ir_hash`` identifies the optimized IR)."""
-        result = self.compile(program, passes, ("obj",))
+        measurement (whose ``ir_hash`` identifies the optimized IR); from the object
+        cache unless ``fresh``."""
+        result = self.compile(program, passes, ("obj",), fresh=fresh)
         assert result.obj is not None
         return result.obj, result.measurement
 

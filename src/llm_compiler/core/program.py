@@ -10,6 +10,7 @@ them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ class Program:
     language: str = "ir"
     source: str | None = None
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         """Stable id: the first 16 hex digits of the SHA-256 of the IR text.
 

@@ -32,13 +32,13 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import O0_PIPELINE, OZ_PIPELINE, Program
 from llm_compiler.corpus.functions import extract_function, module_bitcode
 from llm_compiler.corpus.store import SPLITS, CorpusStore, Failure, Provenance, Unit
-from llm_compiler.corpus.tokens import TokenCounter
+from llm_compiler.corpus.tokens import PROMPT_TOKEN_BUDGET, TokenCounter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
 from llm_compiler.toolchain.ir import count_instructions, defined_functions
 
 #: The paper's prompt budget for flag tuning and emulation (system notes, section 8).
-DEFAULT_TOKEN_LIMIT = 15_000
+DEFAULT_TOKEN_LIMIT = PROMPT_TOKEN_BUDGET
 
 
 def split_for(group: str) -> str:

@@ -59,11 +59,10 @@ from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, re
 from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.errors import InvalidInput, ToolchainError
 from llm_compiler.files import atomic_write_bytes, atomic_write_text
-from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.elf import berkeley_size, undefined_symbols
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
-from llm_compiler.validation.linkage import undefined_symbols
 
 #: Seconds the build's own kind of command may run: a link, the front end, lowering.
 BUILD_TIMEOUT = 3600.0

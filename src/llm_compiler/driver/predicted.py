@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.choose import Choice
-from llm_compiler.models.proposed import ProposerOptimizer
-from llm_compiler.predictor.proposer import predictor_optimizer
-from llm_compiler.validation.gate import Gate, load_suites
+from llm_compiler.models.proposed import ProposerOptimizer, proposer_optimizer
+from llm_compiler.selection import make_gate
 
 
 @dataclass
@@ -29,7 +28,7 @@ class Predicted:
     Args:
         compiler: Measures the candidates (the driver's).
         spec: ``builtin``, ``builtin:k=N`` or ``builtin:PATH[,k=N]``.
-        suites: PassListEval suites a list must pass (``load_suites`` names).
+        suites: PassListEval suites a list must pass (suite names, as ``--suite`` takes them).
         jobs: Candidates measured at once.
     """
 
@@ -41,8 +40,8 @@ class Predicted:
 
     def choose(self, program: Program) -> Choice:
         if self._optimizer is None:
-            gate = Gate(self.compiler, load_suites(list(self.suites), self.compiler))
-            self._optimizer = predictor_optimizer(self.compiler, gate, self.spec, self.jobs)
+            gate = make_gate(self.compiler, self.suites)
+            self._optimizer = proposer_optimizer(self.compiler, gate, self.spec, self.jobs)
         (proposal,) = self._optimizer.propose([program])
         result = self._optimizer.decide(program.name, program, proposal)
         if result.fallback is not None:

@@ -43,9 +43,10 @@ from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.evaluation.flag_tuning import by_system_and_target, mape
 from llm_compiler.evaluation.perplexity import dataset_samples
 from llm_compiler.models.backends.replay import prompt_key
-from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
+from llm_compiler.models.base import GenerationRequest, Model
 from llm_compiler.models.disassemble import bleu
 from llm_compiler.models.emulate import EMULATION_BUDGET, comparable, measure_code
+from llm_compiler.models.request import Answered, Refused, ask
 from llm_compiler.tasks.answers import AnswerParseError, EmulationAnswer, parse_emulation_answer
 from llm_compiler.tasks.disassembly import target_of
 from llm_compiler.tasks.prompts import EmulationTarget, PromptParseError, parse_emulation_prompt
@@ -252,20 +253,12 @@ def _batch_rows(
         GenerationRequest(s.prompt, 1, temperature, max_tokens or model.context_length, seed=seed)
         for s in samples
     ]
-    tokens = [model.count_tokens(s.prompt) for s in samples]
-    send, refused = [], {}
-    for index, request in enumerate(requests):
-        if tokens[index] > budget:
-            refused[index] = f"the prompt is {tokens[index]} tokens, over the budget of {budget}; not sent"
-            continue
-        try:
-            model.answer_limit(request)
-        except PromptTooLong as error:
-            refused[index] = str(error)
-            continue
-        send.append(index)
-    generations = model.generate([requests[index] for index in send])
-    answers = {index: generation.texts[0] for index, generation in zip(send, generations, strict=True)}
+    outcomes = ask(model, requests, budget)
+    tokens = [outcome.tokens for outcome in outcomes]
+    refused = {i: outcome.reason for i, outcome in enumerate(outcomes) if isinstance(outcome, Refused)}
+    answers = {
+        i: outcome.generation.texts[0] for i, outcome in enumerate(outcomes) if isinstance(outcome, Answered)
+    }
     for index, sample in enumerate(samples):
         record = sample.record
         common: dict[str, Any] = {

@@ -38,26 +38,31 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.random_search import RandomSearch
-from llm_compiler.autotune.store import Store
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, InlineExecutor
 from llm_compiler.core.metrics import geometric_mean_improvement
-from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList
+from llm_compiler.errors import InvalidInput, InvalidPassList
 from llm_compiler.models.base import Model
-from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult, Verdict
-from llm_compiler.models.proposed import ProposerOptimizer
+from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult
+from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import BACKENDS
-from llm_compiler.predictor.proposer import is_predictor_spec, predictor_optimizer
-from llm_compiler.validation.gate import Gate
+from llm_compiler.selection import Candidate, Gate, Policy, Selector, Verdict
+from llm_compiler.selection.registry import (
+    first_count,
+    is_proposer_spec,
+    parse_spec,
+    registered,
+    unknown_kind,
+)
 
 FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
 
@@ -101,15 +106,23 @@ def system_kind(name: str) -> str:
     """
     if name in FIXED or name.startswith("passes:"):
         return "fixed"
-    if name.startswith("tune:") and name[5:].isdigit() and int(name[5:]) > 0:
-        return "tune"
-    if is_predictor_spec(name) or (name.startswith("random:") and name[7:].isdigit() and int(name[7:]) > 0):
-        return "lists"
-    if name.partition(":")[0] in BACKENDS:
-        return "model"
+    kind = name.partition(":")[0].partition(",")[0]
+    try:
+        if kind == "tune":
+            if name[5:].isdigit() and int(name[5:]) > 0:
+                return "tune"
+            raise InvalidInput("tune needs a budget of lists per unit above 0, e.g. tune:100.")
+        if is_proposer_spec(name) or kind in registered():
+            first_count(parse_spec(name))
+            return "lists"
+        if kind in BACKENDS:
+            return "model"
+        error = unknown_kind(name, (*FIXED, "passes", "tune", *BACKENDS), what="system")
+    except InvalidInput as invalid:
+        error = InvalidInput(f"Unknown system {name!r}: {invalid}")
     raise InvalidInput(
-        f"Unknown system {name!r}: use oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner with a "
-        "budget of N lists per unit), builtin[:k=N] (the built-in predictor), common:N, random:N or a "
+        f"{error} Systems: oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner with a budget of N "
+        "lists per unit), builtin[:k=N] (the built-in predictor), common:N, random:N, local:N, or a "
         f"model spec ({', '.join(f'{s}:...' for s in BACKENDS)})."
     )
 
@@ -137,6 +150,8 @@ class FlagTuningHarness:
     executor: Executor | None = None
     workdir: Path | None = None
     jobs: int = 1
+    #: Units through the front end, by name: each is loaded once for all systems.
+    programs: dict[str, Program] = field(default_factory=dict, repr=False)
 
     def run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row]:
         """The rows of ``system`` on ``sources``, as each is done (the autotuner's at its end)."""
@@ -148,28 +163,45 @@ class FlagTuningHarness:
             yield from self._tune(system, sources)
         elif kind == "lists":
             optimizer = self._lists(system)
-            for source, result in zip(sources, optimizer.run(sources), strict=True):
+            for source, result in zip(sources, optimizer.run(sources, loaded=self.programs), strict=True):
                 yield self._model_row(system, source, result)
         else:
             with self.load_model(system) as model:
                 optimizer = ModelOptimizer(self.compiler, model, self.gate, self.optimize_settings, self.jobs)
-                for source, result in zip(sources, optimizer.run(sources), strict=True):
+                for source, result in zip(sources, optimizer.run(sources, loaded=self.programs), strict=True):
                     yield self._model_row(system, source, result)
 
     def _lists(self, system: str) -> ListOptimizer:
-        if system.startswith("random:"):
-            pass_set = self.tune_settings.search_pass_set(self.compiler)
-            proposer = RandomSearch(self.tune_settings.seed, self.tune_settings.max_length)
-            count = int(system.removeprefix("random:"))
-            return ProposerOptimizer(
-                self.compiler, proposer, self.gate, pass_set, count, system, 1, self.jobs
-            )
-        return predictor_optimizer(self.compiler, self.gate, system, self.jobs)
+        settings = self.tune_settings
+        return proposer_optimizer(
+            self.compiler,
+            self.gate,
+            system,
+            self.jobs,
+            seed=settings.seed,
+            max_length=settings.max_length,
+            pass_set=settings.pass_set,
+        )
+
+    @property
+    def selector(self) -> Selector:
+        """The selection layer fixed lists go through (made once)."""
+        selector: Selector | None = getattr(self, "_selector", None)
+        if selector is None:
+            selector = Selector(self.compiler, self.gate, Policy(jobs=self.jobs))
+            self._selector = selector
+        return selector
+
+    def _load(self, source: ProgramSource) -> Program:
+        program = self.programs.get(source.name)
+        if program is None:
+            program = self.programs[source.name] = source.load(self.compiler)
+        return program
 
     def _fixed(self, system: str, source: ProgramSource) -> Row:
         start = time.monotonic()
-        program = source.load(self.compiler)
-        oz = self.compiler.measure_oz(program).binary_size
+        program = self._load(source)
+        oz = self.selector.oz_size(program)
         unoptimized = self.compiler.measure(program).binary_size
         pipeline = FIXED.get(system) or system.removeprefix("passes:")
         common: dict[str, Any] = {
@@ -192,33 +224,28 @@ class FlagTuningHarness:
                 seconds=time.monotonic() - start,
             )
         try:
-            passes = self.compiler.passes(pipeline)
-            size = self.compiler.measure(program, passes).binary_size
+            run = self.compiler.passes(pipeline).pipeline
         except InvalidPassList as error:
             raise InvalidInput(f"system {system!r}: {error}") from error
-        except CommandFailed:
-            return Row(
-                **common,
-                zero_shot_size=oz,
-                size=oz,
-                validated=False,
-                unvalidated_size=None,
-                outcome=Verdict.COMPILE_FAILURE.value,
-                pipeline=OZ_PIPELINE,
-                compiles=3,
-                seconds=time.monotonic() - start,
-            )
-        passed = size < oz and self.gate.check(program, passes).passed
-        outcome = "improved" if passed else ("oz" if size >= oz else Verdict.VALIDATION_FAILURE.value)
+        selection = self.selector.select(program, [Candidate(pipeline=pipeline, run=run)], oz_size=oz)
+        first = selection.candidates[0]
+        size = first.binary_size
+        if size is None:
+            outcome = first.verdict.value
+        elif selection.fallback is None:
+            outcome = "improved"
+        else:
+            outcome = "oz" if first.verdict is Verdict.NOT_SMALLER else selection.fallback.value
+        first_passed = first.verdict is Verdict.VALIDATED
         return Row(
             **common,
-            zero_shot_size=size if size >= oz or passed else oz,
-            size=size if passed else oz,
-            validated=passed,
+            zero_shot_size=size if size is not None and (size >= oz or first_passed) else oz,
+            size=selection.binary_size,
+            validated=selection.validated,
             unvalidated_size=size,
             outcome=outcome,
-            pipeline=pipeline if passed else OZ_PIPELINE,
-            compiles=3,
+            pipeline=selection.chosen,
+            compiles=2 + len({c.run for c in selection.candidates if c.run}),
             seconds=time.monotonic() - start,
         )
 
@@ -236,8 +263,9 @@ class FlagTuningHarness:
         start = time.monotonic()
         try:
             store.check_meta({**settings.identity(), "llvm_version": self.compiler.llvm_version}, resume=True)
+            loaded = {s.key(): self.programs[s.name] for s in sources if s.name in self.programs}
             report = Tuner(settings, store, self.executor or InlineExecutor(), self.compiler).run(
-                list(sources)
+                list(sources), loaded
             )
         finally:
             store.close()
@@ -272,11 +300,7 @@ class FlagTuningHarness:
         unoptimized = result.unoptimized_size
         first = result.candidates[0] if result.candidates else None
         zero_shot = result.oz_size
-        if (
-            first is not None
-            and first.binary_size is not None
-            and first.verdict is not Verdict.VALIDATION_FAILURE
-        ):
+        if first is not None and first.binary_size is not None and first.verdict not in _REJECTED:
             zero_shot = first.binary_size  # validated, or not smaller (a regression counts as it is)
         measured = [c.binary_size for c in result.candidates if c.binary_size is not None]
         return Row(
@@ -297,6 +321,10 @@ class FlagTuningHarness:
             compiles=1 + len({c.run for c in result.candidates if c.run}),
             seconds=result.seconds,
         )
+
+
+#: Verdicts that say a list itself may not be kept (its size does not count zero-shot).
+_REJECTED = (Verdict.VALIDATION_FAILURE, Verdict.NONDETERMINISTIC, Verdict.SAME_AS_REJECTED)
 
 
 def _package(source: ProgramSource) -> str:

@@ -28,7 +28,8 @@ from typing import Any
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.models.backends.replay import prompt_key
-from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
+from llm_compiler.models.base import GenerationRequest, Model
+from llm_compiler.models.request import Answered, Refused, ask
 from llm_compiler.tasks.answers import AnswerParseError, parse_disassembly_answer
 from llm_compiler.tasks.disassembly import target_of
 from llm_compiler.tasks.prompts import disassembly_prompt
@@ -188,24 +189,13 @@ def lift_texts(
         ModelError: The backend failed.
     """
     prompts = [disassembly_prompt(text) for _, text in named_texts]
-    tokens = [model.count_tokens(prompt) for prompt in prompts]
-    send: list[int] = []
-    refused: dict[int, str] = {}
-    for index, count in enumerate(tokens):
-        request = GenerationRequest(prompts[index], samples, temperature, max_tokens, seed=seed)
-        if count > budget:
-            refused[index] = f"the prompt is {count} tokens, over the budget of {budget}; it was not sent"
-            continue
-        try:
-            model.answer_limit(request)
-        except PromptTooLong as error:
-            refused[index] = str(error)
-            continue
-        send.append(index)
-    generations = model.generate(
-        [GenerationRequest(prompts[i], samples, temperature, max_tokens, seed=seed) for i in send]
-    )
-    answers = {index: generation.texts for index, generation in zip(send, generations, strict=True)}
+    requests = [GenerationRequest(prompt, samples, temperature, max_tokens, seed=seed) for prompt in prompts]
+    outcomes = ask(model, requests, budget)
+    tokens = [outcome.tokens for outcome in outcomes]
+    refused = {i: outcome.reason for i, outcome in enumerate(outcomes) if isinstance(outcome, Refused)}
+    answers = {
+        i: outcome.generation.texts for i, outcome in enumerate(outcomes) if isinstance(outcome, Answered)
+    }
     results = []
     for index, (name, text) in enumerate(named_texts):
         key = prompt_key(prompts[index])

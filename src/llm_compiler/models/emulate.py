@@ -22,6 +22,7 @@ from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.models.backends.replay import prompt_key
 from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
+from llm_compiler.models.request import PROMPT_BUDGET, Refused, ask
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.tasks.answers import AnswerParseError, parse_emulation_answer
 from llm_compiler.tasks.emulation import TARGETS
@@ -30,7 +31,7 @@ from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.runner import run_command
 
 #: Prompt budget of emulation, in the model's tokens (the paper's 15k).
-EMULATION_BUDGET = 15_000
+EMULATION_BUDGET = PROMPT_BUDGET
 
 
 def comparable(code: str) -> str:
@@ -109,19 +110,16 @@ def emulate(
         bin_size=source.binary_size,
         target=TARGETS[target],
     )
-    tokens = model.count_tokens(prompt)
-    if tokens > budget:
-        raise PromptTooLong(
-            f"{program.name}: its emulation prompt is {tokens} tokens, over the {budget} budget, not sent.",
-            prompt_tokens=tokens,
-            limit=budget,
-        )
     compiled = compiler.compile(program, passes, ("ir", "asm"))
     real = compiled.ir if target == "ir" else compiled.assembly
     assert real is not None
-    room = max(1, model.context_length - tokens)
-    request = GenerationRequest(prompt, samples, temperature, min(max_tokens or room, room), seed=seed)
-    generation = model.generate([request])[0]
+    request = GenerationRequest(prompt, samples, temperature, max_tokens or model.context_length, seed=seed)
+    [outcome] = ask(model, [request], budget)
+    if isinstance(outcome, Refused):
+        raise PromptTooLong(
+            f"{program.name}: its emulation {outcome.reason}.", prompt_tokens=outcome.tokens, limit=budget
+        )
+    generation = outcome.generation
     results = []
     for text in generation.texts:
         predicted: tuple[int | None, int | None] = (None, None)
@@ -143,7 +141,7 @@ def emulate(
                 target,
                 model.spec,
                 prompt_key(prompt),
-                tokens,
+                outcome.tokens,
                 text,
                 error,
                 measured is not None,

@@ -25,76 +25,25 @@ answers, so a results file can be replayed (``replay:FILE``) and re-scored.
 from __future__ import annotations
 
 import abc
-import enum
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList
+from llm_compiler.errors import InvalidPassList
 from llm_compiler.models.backends.replay import prompt_key
-from llm_compiler.models.base import GenerationRequest, Model, PromptTooLong
+from llm_compiler.models.base import GenerationRequest, Model
+from llm_compiler.models.request import PROMPT_BUDGET, Refused, ask
 from llm_compiler.passes.versions import MODEL_LLVM, adapt_pass_list
+from llm_compiler.selection import Candidate, Gate, Policy, Selection, Selector, Verdict
 from llm_compiler.tasks.answers import AnswerParseError, parse_flag_tuning_head
 from llm_compiler.tasks.prompts import flag_tuning_prompt
-from llm_compiler.validation.gate import Gate
 
-#: Prompt budget of flag tuning and emulation, in the model's tokens (the paper's 15k).
-FLAG_TUNING_BUDGET = 15_000
-
-
-class Verdict(enum.StrEnum):
-    """What became of one answer, or why a unit kept -Oz."""
-
-    VALIDATED = "validated"
-    PARSE_ERROR = "parse-error"
-    UNKNOWN_PASS = "unknown-pass"
-    ALREADY_OPTIMAL = "model-says-optimal"
-    COMPILE_FAILURE = "compile-failure"
-    NOT_SMALLER = "not-smaller-than-oz"
-    VALIDATION_FAILURE = "validation-failure"
-    NOT_CHECKED = "not-checked"
-    OVER_BUDGET = "over-budget"
-
-    @property
-    def is_failure(self) -> bool:
-        """Whether the answer could not be used (everything but validated and not-checked)."""
-        return self not in (Verdict.VALIDATED, Verdict.NOT_CHECKED)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One answer and what the tool made of it.
-
-    Attributes:
-        answer: The raw answer text.
-        finish_reason: ``stop`` or ``length`` (the token limit cut it).
-        pipeline: The list the model named (None when it named none or was unreadable).
-        run: The list actually run, after mapping to the installed LLVM.
-        changes: Each rewrite of the model's list (old, new, reason).
-        predicted_before: The model's predicted size of the input.
-        predicted_after: The model's predicted size after its list.
-        binary_size: The measured size (text + data) of the list's result.
-        verdict: What became of it.
-        detail: Why, in words (the parse error, the failing check, the sizes).
-        replay: A command that replays a compile or validation failure.
-    """
-
-    answer: str
-    finish_reason: str = "stop"
-    pipeline: str | None = None
-    run: str | None = None
-    changes: tuple[tuple[str, str, str], ...] = ()
-    predicted_before: int | None = None
-    predicted_after: int | None = None
-    binary_size: int | None = None
-    verdict: Verdict = Verdict.NOT_CHECKED
-    detail: str = ""
-    replay: str = ""
+#: Prompt budget of flag tuning, in the model's tokens (the paper's 15k).
+FLAG_TUNING_BUDGET = PROMPT_BUDGET
 
 
 @dataclass(frozen=True)
@@ -228,9 +177,17 @@ class ListOptimizer(abc.ABC):
         """One proposal per program, in order."""
 
     def run(
-        self, sources: Iterable[ProgramSource], on_result: Callable[[UnitResult], None] | None = None
+        self,
+        sources: Iterable[ProgramSource],
+        on_result: Callable[[UnitResult], None] | None = None,
+        loaded: dict[str, Program] | None = None,
     ) -> Iterator[UnitResult]:
         """Optimizes each unit; results come in order, as each batch is done.
+
+        ``loaded``, when given, holds units already through the front end by name (they are
+        not loaded again) and receives the others, so a caller that writes the kept result
+        compiles it from the same program (its object is then the one validation compiled,
+        from the compiler's cache).
 
         Raises:
             InvalidInput: A unit cannot be read or compiled to IR.
@@ -238,7 +195,12 @@ class ListOptimizer(abc.ABC):
         """
         pending: list[tuple[ProgramSource, Program]] = []
         for source in sources:
-            pending.append((source, source.load(self.compiler)))
+            program = loaded.get(source.name) if loaded is not None else None
+            if program is None:
+                program = source.load(self.compiler)
+                if loaded is not None:
+                    loaded[source.name] = program
+            pending.append((source, program))
             if len(pending) >= self.batch_size:
                 yield from self._batch(pending, on_result)
                 pending = []
@@ -247,21 +209,32 @@ class ListOptimizer(abc.ABC):
 
     def decide(self, name: str, program: Program, proposal: Proposal) -> UnitResult:
         """Measures, validates and chooses for one unit named ``name`` (what :meth:`run` does
-        per unit)."""
+        per unit), through the selection layer."""
+        start = time.monotonic()
+        selector = self.selector
         unit = _Unit(
             name,
             program,
             proposal.prompt_sha256,
             proposal.tokens,
-            self.compiler.measure_oz(program).binary_size,
+            selector.oz_size(program),
             self.compiler.measure(program).binary_size,
-            time.monotonic(),
+            start,
         )
         if proposal.refusal is not None:
             verdict, reason = proposal.refusal
-            return self._result(unit, OZ_PIPELINE, unit.oz_size, verdict, reason, [])
-        candidates = self._measured(program, proposal.candidates, unit.oz_size)
-        return self._choose(unit, candidates)
+            return self._result(unit, Selection(unit.oz_size, OZ_PIPELINE, unit.oz_size, verdict, reason))
+        return self._result(unit, selector.select(program, proposal.candidates, oz_size=unit.oz_size))
+
+    @property
+    def selector(self) -> Selector:
+        """The selection layer this optimizer hands its candidates to (made once)."""
+        selector: Selector | None = getattr(self, "_selector", None)
+        if selector is None:
+            policy: Policy | None = getattr(self, "policy", None)
+            selector = Selector(self.compiler, self.gate, policy or Policy(jobs=self.jobs))
+            self._selector = selector
+        return selector
 
     def _batch(
         self, units: Sequence[tuple[ProgramSource, Program]], on_result: Callable[[UnitResult], None] | None
@@ -273,85 +246,7 @@ class ListOptimizer(abc.ABC):
                 on_result(result)
             yield result
 
-    def _measured(self, program: Program, proposed: Sequence[Candidate], oz_size: int) -> list[Candidate]:
-        """Measures each candidate that may be measured (in parallel, each list once)."""
-        parsed = list(proposed)
-        to_measure = [
-            i for i, c in enumerate(parsed) if c.run is not None and c.verdict is Verdict.NOT_CHECKED
-        ]
-        unique = sorted({run for i in to_measure if (run := parsed[i].run) is not None})
-
-        def measure(pipeline: str) -> tuple[str, int | None, str]:
-            try:
-                return (
-                    pipeline,
-                    self.compiler.measure(program, self.compiler.passes(pipeline)).binary_size,
-                    "",
-                )
-            except (CommandFailed, InvalidPassList) as error:
-                return pipeline, None, str(error).splitlines()[0][:300]
-
-        with ThreadPoolExecutor(max_workers=max(1, self.jobs)) as pool:
-            sizes = {pipeline: (size, error) for pipeline, size, error in pool.map(measure, unique)}
-        for i in to_measure:
-            candidate = parsed[i]
-            assert candidate.run is not None
-            size, error = sizes[candidate.run]
-            if size is None:
-                parsed[i] = _with(candidate, verdict=Verdict.COMPILE_FAILURE, detail=error)
-            elif size >= oz_size:
-                parsed[i] = _with(
-                    candidate,
-                    binary_size=size,
-                    verdict=Verdict.NOT_SMALLER,
-                    detail=f"{size} bytes, -Oz {oz_size}",
-                )
-            else:
-                parsed[i] = _with(candidate, binary_size=size)
-        return parsed
-
-    def _choose(self, unit: _Unit, candidates: list[Candidate]) -> UnitResult:
-        """Validates the smaller candidates, smallest first; the first to pass wins."""
-        order = sorted(
-            (
-                i
-                for i, c in enumerate(candidates)
-                if c.binary_size is not None and c.verdict is Verdict.NOT_CHECKED
-            ),
-            key=lambda i: (candidates[i].binary_size, i),
-        )
-        verdicts: dict[str, Candidate] = {}
-        chosen: Candidate | None = None
-        for i in order:
-            candidate = candidates[i]
-            assert candidate.run is not None
-            if candidate.run not in verdicts:
-                result = self.gate.check(unit.program, self.compiler.passes(candidate.run))
-                verdict = Verdict.VALIDATED if result.passed else Verdict.VALIDATION_FAILURE
-                verdicts[candidate.run] = _with(
-                    candidate, verdict=verdict, detail=result.description, replay=result.command
-                )
-            checked = verdicts[candidate.run]
-            candidates[i] = _with(
-                candidate, verdict=checked.verdict, detail=checked.detail, replay=checked.replay
-            )
-            if checked.verdict is Verdict.VALIDATED:
-                chosen = candidates[i]
-                break
-        if chosen is not None and chosen.run is not None and chosen.binary_size is not None:
-            return self._result(unit, chosen.run, chosen.binary_size, None, "", candidates)
-        verdict, detail = _why_not(candidates)
-        return self._result(unit, OZ_PIPELINE, unit.oz_size, verdict, detail, candidates)
-
-    def _result(
-        self,
-        unit: _Unit,
-        chosen: str,
-        size: int,
-        fallback: Verdict | None,
-        detail: str,
-        candidates: Sequence[Candidate],
-    ) -> UnitResult:
+    def _result(self, unit: _Unit, selection: Selection) -> UnitResult:
         return UnitResult(
             unit.name,
             unit.program.id,
@@ -360,11 +255,11 @@ class ListOptimizer(abc.ABC):
             unit.prompt_sha256,
             unit.tokens,
             unit.oz_size,
-            chosen,
-            size,
-            fallback,
-            detail,
-            tuple(candidates),
+            selection.chosen,
+            selection.binary_size,
+            selection.fallback,
+            selection.detail if selection.fallback is not None else "",
+            selection.candidates,
             time.monotonic() - unit.start,
             unit.unoptimized_size,
         )
@@ -380,6 +275,7 @@ class ModelOptimizer(ListOptimizer):
         gate: Validates lists smaller than -Oz (the one ``tune`` uses).
         settings: How answers are asked for.
         jobs: Candidates measured at once.
+        policy: How candidates are chosen (default: salvage on, ``jobs`` at once).
     """
 
     compiler: Compiler
@@ -387,6 +283,7 @@ class ModelOptimizer(ListOptimizer):
     gate: Gate
     settings: OptimizeSettings = field(default_factory=OptimizeSettings)
     jobs: int = 1
+    policy: Policy | None = None
 
     @property
     def spec(self) -> str:
@@ -399,35 +296,22 @@ class ModelOptimizer(ListOptimizer):
     def propose(self, programs: Sequence[Program]) -> list[Proposal]:
         """Steps 1 to 3: the prompts, the answers (one batch to the backend), each read."""
         prompts = [flag_tuning_prompt(program.ir) for program in programs]
-        tokens = [self.model.count_tokens(prompt) for prompt in prompts]
-        fits = [i for i, count in enumerate(tokens) if count <= self.settings.budget]
-        requests = [self.settings.request(prompts[i], self.model.context_length - tokens[i]) for i in fits]
-        refused: dict[int, str] = {}
-        for index, request in zip(fits, requests, strict=True):
-            try:
-                self.model.answer_limit(request)
-            except PromptTooLong as error:
-                refused[index] = str(error)
-        sendable = [(i, r) for i, r in zip(fits, requests, strict=True) if i not in refused]
-        generations = self.model.generate([request for _, request in sendable])
-        answers: dict[int, list[tuple[str, str]]] = {}
-        for (index, _), generation in zip(sendable, generations, strict=True):
-            answers[index] = [(c.text, c.finish_reason) for c in generation.completions]
+        # The answer limit is lowered to what the context leaves by the model itself.
+        requests = [self.settings.request(prompt, self.model.context_length) for prompt in prompts]
+        hint = "split the unit per function to give the model a chance"
         proposals = []
-        for index, prompt in enumerate(prompts):
-            key, count = prompt_key(prompt), tokens[index]
-            if index not in answers:
-                reason = refused.get(index) or (
-                    f"the prompt is {tokens[index]} tokens, over the budget of {self.settings.budget}; "
-                    "the unit was not sent (split it per function to give the model a chance)"
-                )
-                proposals.append(Proposal((), (Verdict.OVER_BUDGET, reason), key, count))
-            else:
-                read = tuple(
-                    read_answer(self.compiler, text, finish, self.settings.source_llvm)
-                    for text, finish in answers[index]
-                )
-                proposals.append(Proposal(read, None, key, count))
+        for prompt, outcome in zip(
+            prompts, ask(self.model, requests, self.settings.budget, hint), strict=True
+        ):
+            key = prompt_key(prompt)
+            if isinstance(outcome, Refused):
+                proposals.append(Proposal((), (Verdict.OVER_BUDGET, outcome.reason), key, outcome.tokens))
+                continue
+            read = tuple(
+                read_answer(self.compiler, c.text, c.finish_reason, self.settings.source_llvm)
+                for c in outcome.generation.completions
+            )
+            proposals.append(Proposal(read, None, key, outcome.tokens))
         return proposals
 
 
@@ -483,28 +367,3 @@ def read_answer(
         )
     changes = tuple((change.old, change.new, change.reason) for change in adapted.changes)
     return Candidate(text, finish, pipeline, run, changes, head.size_before, head.size_after)
-
-
-def _with(candidate: Candidate, **changes: Any) -> Candidate:
-    values = {**asdict(candidate), **changes}
-    values["changes"] = tuple(tuple(change) for change in values["changes"])
-    return Candidate(**values)
-
-
-def _why_not(candidates: Sequence[Candidate]) -> tuple[Verdict, str]:
-    """The reason -Oz was kept: the most advanced stage any answer reached."""
-    if not candidates:
-        return Verdict.PARSE_ERROR, "no list was proposed"
-    stages = [
-        Verdict.VALIDATION_FAILURE,
-        Verdict.NOT_SMALLER,
-        Verdict.COMPILE_FAILURE,
-        Verdict.ALREADY_OPTIMAL,
-        Verdict.UNKNOWN_PASS,
-        Verdict.PARSE_ERROR,
-    ]
-    for stage in stages:
-        hit = next((c for c in candidates if c.verdict is stage), None)
-        if hit is not None:
-            return stage, hit.detail
-    raise InvalidInput("no answer reached a verdict")  # unreachable: every candidate has one

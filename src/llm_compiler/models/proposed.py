@@ -3,7 +3,7 @@
 A few lists per unit, -Oz beside them, the smallest validated one kept: that is how a
 model is scored, and it is also how the cheap alternatives to a model must be scored
 to be compared with it fairly. :class:`ProposerOptimizer` asks any
-:class:`~llm_compiler.autotune.proposer.Proposer` for its first ``count`` lists of each
+:class:`~llm_compiler.selection.proposer.Proposer` for its first ``count`` lists of each
 unit (a non-adaptive proposer: random lists, a fixed ranking of known good lists, the
 built-in predictor's ranking) and hands them to the same measurement, gate and choice
 as :class:`~llm_compiler.models.optimize.ModelOptimizer`. Lists the proposer gives that
@@ -16,13 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import InvalidPassList
-from llm_compiler.models.optimize import Candidate, ListOptimizer, Proposal, Verdict
+from llm_compiler.models.optimize import ListOptimizer, Proposal
+from llm_compiler.passes.safety import search_pass_set
+from llm_compiler.passes.sampling import MAX_LIST_LENGTH
 from llm_compiler.passes.searchable import PassSet
-from llm_compiler.validation.gate import Gate
+from llm_compiler.selection import Candidate, Gate, Verdict
+from llm_compiler.selection.proposer import ProposalRequest, Proposer
+from llm_compiler.selection.registry import ProposerContext, first_count, make_proposer
 
 
 @dataclass
@@ -56,15 +59,43 @@ class ProposerOptimizer(ListOptimizer):
     def propose(self, programs: Sequence[Program]) -> list[Proposal]:
         proposals = []
         for program in programs:
-            request = ProposalRequest(program, self.pass_set, self.start, self.count)
-            candidates = []
-            for passes in self.proposer.ask(request)[: self.count]:
-                text = str(passes)
-                if text == OZ_PIPELINE:
-                    continue
-                candidates.append(_candidate(self.compiler, text))
+            candidates: list[Candidate] = []
+            start = self.start
+            # -Oz is the baseline every unit gets, not a candidate: asked past, not counted.
+            while len(candidates) < self.count:
+                wanted = self.count - len(candidates)
+                lists = self.proposer.ask(ProposalRequest(program, self.pass_set, start, wanted))[:wanted]
+                start += wanted
+                texts = [str(passes) for passes in lists]
+                candidates += [_candidate(self.compiler, text) for text in texts if text != OZ_PIPELINE]
+                if len(lists) < wanted or OZ_PIPELINE not in texts:
+                    break
             proposals.append(Proposal(tuple(candidates)))
         return proposals
+
+
+def proposer_optimizer(
+    compiler: Compiler,
+    gate: Gate,
+    spec: str,
+    jobs: int = 1,
+    *,
+    seed: int = 0,
+    max_length: int = MAX_LIST_LENGTH,
+    pass_set: str = "safe",
+) -> ProposerOptimizer:
+    """``optimize`` and ``evaluate`` with any registered source of lists (``builtin``,
+    ``common:N``, ``random:N``...): its first k lists per unit, -Oz, the selection layer.
+
+    Raises:
+        InvalidInput: An unknown or malformed spec, or a proposer that cannot be made here
+            (a ranker trained for another LLVM...).
+    """
+    proposer, parsed = make_proposer(spec, ProposerContext(compiler, "first", seed, max_length))
+    count = first_count(parsed)
+    return ProposerOptimizer(
+        compiler, proposer, gate, search_pass_set(compiler.toolchain, pass_set), count, spec, jobs=jobs
+    )
 
 
 def _candidate(compiler: Compiler, pipeline: str) -> Candidate:

@@ -17,13 +17,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer, first_then
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.models.base import GenerationRequest, Model
-from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, Verdict, read_answer
+from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, read_answer
+from llm_compiler.models.request import Answered, ask
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.versions import MODEL_LLVM
+from llm_compiler.selection import Verdict
+from llm_compiler.selection.proposer import ProposalRequest, Proposer, first_then
 from llm_compiler.tasks.prompts import flag_tuning_prompt
 
 
@@ -42,17 +44,18 @@ def model_lists(
 
     Programs whose prompt is over ``budget`` or the model's context get none.
     """
-    requests: list[tuple[str, GenerationRequest]] = []
-    for program in programs:
-        prompt = flag_tuning_prompt(program.ir)
-        tokens = model.count_tokens(prompt)
-        if tokens > budget or tokens >= model.context_length:
-            continue
-        request = GenerationRequest(prompt, samples, temperature, 512, stop=("<code>",), seed=seed)
-        requests.append((program.id, request))
-    generations = model.generate([request for _, request in requests])
+    listed = list(programs)
+    requests = [
+        GenerationRequest(flag_tuning_prompt(p.ir), samples, temperature, 512, stop=("<code>",), seed=seed)
+        for p in listed
+    ]
+    answered = [
+        (program.id, outcome.generation)
+        for program, outcome in zip(listed, ask(model, requests, budget), strict=True)
+        if isinstance(outcome, Answered)
+    ]
     lists: dict[str, tuple[str, ...]] = {}
-    for (program_id, _), generation in zip(requests, generations, strict=True):
+    for program_id, generation in answered:
         found: list[str] = []
         for completion in generation.completions:
             candidate = read_answer(compiler, completion.text, completion.finish_reason, source_llvm)

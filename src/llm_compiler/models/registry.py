@@ -21,12 +21,14 @@ takes those it understands and refuses the rest.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from dataclasses import dataclass
 from typing import Any
 
 from llm_compiler.errors import InvalidInput
 from llm_compiler.models.base import BackendNotInstalled, Model
+from llm_compiler.selection.registry import registered
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,11 @@ def parse_spec(spec: str) -> tuple[str, str]:
     scheme, sep, where = spec.partition(":")
     if not sep or scheme not in BACKENDS or not where:
         known = ", ".join(f"{name}:..." for name in BACKENDS)
+        near = difflib.get_close_matches(scheme, [*BACKENDS, *registered()], n=2, cutoff=0.6)
+        hint = f"Did you mean {' or '.join(near)}? " if near and scheme not in BACKENDS else ""
         raise InvalidInput(
-            f"Unknown model spec {spec!r}: write SCHEME:WHERE with a scheme of {known} "
+            f"Unknown model spec {spec!r}. {hint}Write a source of lists ({', '.join(sorted(registered()))}) "
+            f"or SCHEME:WHERE with a scheme of {known} "
             "(e.g. hf:facebook/llm-compiler-7b-ftd, gguf:llm-compiler-7b-ftd.Q4_K_M.gguf, "
             "openai:http://127.0.0.1:8000#facebook/llm-compiler-7b-ftd, replay:answers.jsonl)."
         )

@@ -3,9 +3,11 @@
 The built-in predictor learns from what ``llm-compiler tune`` found, nothing else:
 
 1. **Units**: every program a tuning run (its ``tune.sqlite``) tuned successfully, read
-   back from the source the run recorded, with its -Oz size and IR features
-   (:mod:`llm_compiler.predictor.features`). A program whose IR no longer matches the
-   tuned one (another front-end flag, an edited source) is left out and counted.
+   back as the run tuned it (the store keeps each unit's IR, so the build's own flags
+   are kept and the front end is not run again), with its -Oz size and IR features
+   (:mod:`llm_compiler.predictor.features`). For a store written before units were kept,
+   from the source the run recorded; a program whose IR no longer matches the tuned one
+   (another front-end flag, an edited source) is then left out and counted.
 2. **Pool**: the lists the runs kept for their programs after validation (the
    ``final`` phase), most frequent first, up to ``pool`` lists. Only validated lists:
    a list that validation rejected wherever it was tried (a newgvn list that breaks
@@ -33,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler.autotune.jobs import TuneSettings
-from llm_compiler.autotune.store import Store
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.executors import Executor, InlineExecutor, Job
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.store import Store
 from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList, LlmCompilerError
 from llm_compiler.predictor.features import FEATURE_NAMES, FEATURE_VERSION, ir_features
 
@@ -176,7 +178,7 @@ def build_training_data(
                 if oz is None or not oz.ok or oz.binary_size is None or final is None:
                     skipped["not tuned to the end"] += 1
                     continue
-                program = _load(compiler, record["source"])
+                program = _tuned_program(compiler, store, record)
                 if program is None or program.id != program_id:
                     skipped["source missing or changed since tuning"] += 1
                     continue
@@ -255,7 +257,13 @@ def select_candidates(
     return chosen
 
 
-def _load(compiler: Compiler, source: str | None) -> Program | None:
+def _tuned_program(compiler: Compiler, store: Store, record: dict[str, Any]) -> Program | None:
+    """The unit as the run tuned it: its IR from the store, or for a store written before
+    units were kept, its source through the front end (None when that is gone or fails)."""
+    ir = store.program_ir(record["program_id"])
+    if ir is not None:
+        return Program(name=record["name"], ir=ir, language="ir", source=record["source"])
+    source = record["source"]
     if not source or not Path(source).is_file():
         return None
     try:

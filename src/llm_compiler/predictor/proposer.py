@@ -7,8 +7,10 @@ train split; for an LLVM without one, the nearest one's lists adapted to it, see
 (``llm-compiler predictor train``); ``,k=N`` (or ``builtin:k=N``) sets how many of its
 ranked lists are measured per unit (default 10). ``common:N`` is the unlearned
 baseline: the same candidates, most often kept in training first, whatever the unit.
+Both are made from specs by the registry (:mod:`llm_compiler.selection.registry`),
+through :func:`builtin` and :func:`common`.
 
-:class:`RankedLists` is a :class:`~llm_compiler.autotune.proposer.Proposer` like any
+:class:`RankedLists` is a :class:`~llm_compiler.selection.proposer.Proposer` like any
 search: ``optimize`` and ``evaluate`` measure its first k lists beside -Oz and keep the
 smallest validated one (:class:`~llm_compiler.models.proposed.ProposerOptimizer`);
 ``tune`` could start from them as from a model's lists.
@@ -21,68 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
-from llm_compiler.models.proposed import ProposerOptimizer
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.predictor.ranker import Ranker, load
+from llm_compiler.predictor.search import PREDICTED_FIRST, PREDICTED_WARMUP, predicted_search
 from llm_compiler.predictor.shipped import ranker_file
-from llm_compiler.validation.gate import Gate
-
-#: Lists measured per unit unless a spec says otherwise.
-DEFAULT_K = 10
-#: The spec prefixes this module answers.
-PREFIXES = ("builtin", "common")
-
-
-@dataclass(frozen=True)
-class PredictorSpec:
-    """A parsed ``builtin[:PATH][,k=N]`` or ``common:N`` spec.
-
-    Attributes:
-        text: The spec as given. path: The ranker file; None for the shipped one of the
-            LLVM in use. k: Lists measured per unit.
-        learned: False for ``common:N`` (the unlearned order).
-    """
-
-    text: str
-    path: Path | None
-    k: int = DEFAULT_K
-    learned: bool = True
-
-
-def is_predictor_spec(spec: str) -> bool:
-    """Whether ``spec`` names the built-in predictor or its unlearned baseline."""
-    return spec.partition(":")[0] in PREFIXES
-
-
-def parse_spec(spec: str) -> PredictorSpec:
-    """Reads a predictor spec (module docstring).
-
-    Raises:
-        InvalidInput: A malformed spec.
-    """
-    kind, _, rest = spec.partition(":")
-    usage = "use builtin, builtin:k=N, builtin:PATH, builtin:PATH,k=N or common:N (N >= 1)"
-    if kind == "common":
-        if not rest.isdigit() or int(rest) < 1:
-            raise InvalidInput(f"{spec!r}: {usage}.")
-        return PredictorSpec(spec, None, int(rest), learned=False)
-    if kind != "builtin":
-        raise InvalidInput(f"{spec!r}: {usage}.")
-    path: Path | None = None
-    k = DEFAULT_K
-    for item in filter(None, rest.split(",")):
-        if item.startswith("k="):
-            if not item[2:].isdigit() or int(item[2:]) < 1:
-                raise InvalidInput(f"{spec!r}: k must be a whole number >= 1; {usage}.")
-            k = int(item[2:])
-        else:
-            path = Path(item)
-    if path is not None and not path.is_file():
-        raise InvalidInput(f"{spec!r}: no predictor file at {path}; {usage}.")
-    return PredictorSpec(spec, path, k)
+from llm_compiler.selection.proposer import ProposalRequest, Proposer
+from llm_compiler.selection.registry import ProposerContext, Spec
 
 
 @functools.lru_cache(maxsize=8)
@@ -90,9 +38,10 @@ def _load(path: str, compiler: Compiler) -> Ranker:
     return load(Path(path), compiler)
 
 
-def ranker_for(spec: PredictorSpec, compiler: Compiler) -> Ranker:
-    """The spec's ranker, checked against ``compiler``'s LLVM (loaded once per process)."""
-    return _load(str(spec.path or ranker_file(compiler)), compiler)
+def ranker_for(path: Path | None, compiler: Compiler) -> Ranker:
+    """The ranker at ``path`` (None: the shipped one of ``compiler``'s LLVM), checked against
+    that LLVM and loaded once per process."""
+    return _load(str(path or ranker_file(compiler)), compiler)
 
 
 @dataclass(frozen=True)
@@ -121,20 +70,49 @@ class RankedLists(Proposer):
         }
 
 
-def predictor_optimizer(compiler: Compiler, gate: Gate, spec: str, jobs: int = 1) -> ProposerOptimizer:
-    """``optimize`` with the predictor named by ``spec``: its first k lists, -Oz, the gate.
+def _ranker_path(spec: Spec) -> Path | None:
+    if not spec.argument:
+        return None
+    path = Path(spec.argument)
+    if not path.is_file():
+        raise InvalidInput(f"{spec.text!r}: no predictor file at {path}; use builtin or builtin:PATH[,k=N].")
+    return path
+
+
+def builtin(spec: Spec, context: ProposerContext) -> Proposer:
+    """``builtin[:PATH][,k=N]``: the built-in predictor (the shipped ranker, or ``PATH``).
+
+    In ``optimize`` and ``evaluate`` (role ``first``) its ranked lists for the unit; in
+    ``tune`` (role ``search``) those lists first, then local search from them
+    (``first=N,warmup=W`` set how many of each, :class:`~llm_compiler.predictor.search.PredictedSearch`).
 
     Raises:
         InvalidInput: A malformed spec, or a ranker trained for another LLVM or pass set.
     """
-    parsed = parse_spec(spec)
-    ranker = ranker_for(parsed, compiler)
-    return ProposerOptimizer(
-        compiler,
-        RankedLists(ranker, parsed.learned),
-        gate,
-        compiler.pass_set,
-        parsed.k,
-        spec,
-        jobs=jobs,
-    )
+    path = _ranker_path(spec)
+    if context.role == "search":
+        spec.refuse_options("first", "warmup")
+        return predicted_search(
+            context.compiler,
+            context.seed,
+            context.max_length,
+            ranker_path=path,
+            first=spec.number("first", PREDICTED_FIRST),
+            warmup=spec.number("warmup", PREDICTED_WARMUP, minimum=0),
+        )
+    spec.refuse_options("k")
+    return RankedLists(ranker_for(path, context.compiler), learned=True)
+
+
+def common(spec: Spec, context: ProposerContext) -> Proposer:
+    """``common:N``: the predictor's candidates most often kept in training, whatever the unit.
+
+    Raises:
+        InvalidInput: Used as a search, or a malformed spec.
+    """
+    if context.role == "search":
+        raise InvalidInput(f"{spec.text!r}: common is a baseline for optimize and evaluate, not a search.")
+    spec.refuse_options("k")
+    if spec.argument and not spec.argument.isdigit():
+        raise InvalidInput(f"{spec.text!r}: use common:N (N >= 1), the number of lists measured.")
+    return RankedLists(ranker_for(None, context.compiler), learned=False)

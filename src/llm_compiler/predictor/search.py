@@ -12,9 +12,10 @@ deterministic and a resumed run proposes the same lists.
 The ranker is the shipped one for the LLVM in use (adapted from the nearest shipped
 one where none was trained with it, :mod:`llm_compiler.predictor.shipped`); a ranker
 file named by hand must have been trained for that LLVM
-(:func:`llm_compiler.predictor.ranker.load` checks it). :func:`make_search` is the one
-place search names are read: the names of
-:mod:`llm_compiler.autotune.strategies` plus ``predicted``; the default search,
+(:func:`llm_compiler.predictor.ranker.load` checks it). In ``tune`` this search is
+``builtin`` (``predicted``, its earlier name, still works), made by
+:func:`llm_compiler.predictor.proposer.builtin`; :func:`make_search` reads ``--search``
+through the registry (:mod:`llm_compiler.selection.registry`), and the default search,
 :data:`DEFAULT_SEARCH`, falls back to plain local search, with a note, where the
 shipped ranker does not fit the LLVM in use.
 """
@@ -29,9 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from llm_compiler.autotune.local_search import LocalSearch
-from llm_compiler.autotune.proposer import ProposalRequest, Proposer, first_then
 from llm_compiler.autotune.strategies import DEFAULT_SEARCH as FALLBACK_SEARCH
-from llm_compiler.autotune.strategies import SEARCH_NAMES, make_proposer
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
@@ -39,11 +38,13 @@ from llm_compiler.passes.sampling import MAX_LIST_LENGTH
 from llm_compiler.passes.searchable import PassSet
 from llm_compiler.predictor.ranker import Ranker, load
 from llm_compiler.predictor.shipped import ranker_file
+from llm_compiler.selection.proposer import ProposalRequest, Proposer, first_then
+from llm_compiler.selection.registry import ProposerContext, make_proposer
 
 logger = logging.getLogger(__name__)
 
 #: The default search, chosen by measurement on held-out units (docs/benchmarks.md).
-DEFAULT_SEARCH = "predicted"
+DEFAULT_SEARCH = "builtin"
 #: The predictor's candidates measured first.
 PREDICTED_FIRST = 20
 #: Random lists the local search draws after them (plain local search: 40).
@@ -133,47 +134,21 @@ def predicted_search(
 def make_search(
     name: str | None, compiler: Compiler, seed: int = 0, max_length: int = MAX_LIST_LENGTH
 ) -> Proposer:
-    """The proposer a search name stands for; None is the default search.
+    """The search a spec names (:mod:`llm_compiler.selection.registry`); None is the default.
 
-    The default falls back to local search where the shipped ranker does not fit
-    ``compiler``'s LLVM (the reason is logged); ``predicted`` named explicitly does not.
+    The default, :data:`DEFAULT_SEARCH` (the built-in predictor's lists, then local
+    search), falls back to local search where the shipped ranker does not fit
+    ``compiler``'s LLVM (the reason is logged); ``builtin`` named explicitly does not.
 
     Raises:
-        InvalidInput: An unknown name, or ``predicted`` with an LLVM the ranker was not
-            trained for.
+        InvalidInput: An unknown or malformed spec, or ``builtin`` with an LLVM the ranker
+            was not trained for.
     """
+    context = ProposerContext(compiler, "search", seed, max_length)
     if name is None:
         try:
-            return make_search(DEFAULT_SEARCH, compiler, seed, max_length)
+            return make_proposer(DEFAULT_SEARCH, context)[0]
         except InvalidInput as error:
             logger.warning("The default search is %s search here: %s", FALLBACK_SEARCH, error)
-            return make_proposer(FALLBACK_SEARCH, seed, max_length)
-    kind, _, argument = name.partition(":")
-    if kind == "predicted":
-        settings = _predicted_settings(name, argument)
-        return predicted_search(
-            compiler,
-            seed,
-            max_length,
-            first=settings.get("first", PREDICTED_FIRST),
-            warmup=settings.get("warmup", PREDICTED_WARMUP),
-        )
-    if kind not in SEARCH_NAMES:
-        raise InvalidInput(
-            f"Unknown search {name!r}: use predicted, local, random, nevergrad or nevergrad:OPTIMIZER."
-        )
-    return make_proposer(name, seed, max_length)
-
-
-def _predicted_settings(name: str, argument: str) -> dict[str, int]:
-    """``first=N,warmup=W`` of ``predicted:first=N,warmup=W``."""
-    settings: dict[str, int] = {}
-    for item in filter(None, argument.split(",")):
-        key, _, value = item.partition("=")
-        if key not in ("first", "warmup") or not value.isdigit():
-            raise InvalidInput(
-                f"{name!r}: use predicted or predicted:first=N,warmup=W (whole numbers: the predictor's "
-                "lists measured first, then the local search's random lists)."
-            )
-        settings[key] = int(value)
-    return settings
+            return LocalSearch(seed, max_length)
+    return make_proposer(name, context)[0]

@@ -5,12 +5,15 @@ A dataset folder holds::
     <split>/shard-00000.jsonl ...   samples, a JSON object per line (fields: docs/datasets.md)
     <split>/shard-00000.parquet     the same shards as Parquet, when pyarrow is installed
     done.jsonl                      the programs finished, one per line (resume state)
+    settings.json                   the task and settings a resumed run must share
     report.json                     counts: programs, samples, dropped lists and why
 
 Samples of a program are written together, flushed, and only then is the program
 recorded as done. On resume, samples of programs not recorded as done (an
 interrupted write) are removed from the open shards before generation continues, so
 a killed run loses at most the programs in flight and never duplicates a sample.
+The folder is a :class:`~llm_compiler.files.RunDir` (the identity check and the
+records of ``optimize`` and ``evaluate``).
 Splits live in their own folders, so ``datasets.load_dataset("json",
 data_files={"train": "DIR/train/*.jsonl", ...})`` loads them as they are.
 """
@@ -18,7 +21,6 @@ data_files={"train": "DIR/train/*.jsonl", ...})`` loads them as they are.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,7 @@ from typing import Any
 
 from llm_compiler.corpus.store import SPLITS
 from llm_compiler.errors import InvalidInput, LlmCompilerError
-from llm_compiler.files import atomic_write_text, have_pyarrow, jsonl_to_parquet
+from llm_compiler.files import RunDir, atomic_write_text, have_pyarrow, jsonl_to_parquet
 
 DEFAULT_SHARD_SIZE = 1000
 
@@ -96,16 +98,18 @@ class DatasetWriter:
     ) -> None:
         self.root = Path(root)
         self.shard_size = shard_size
-        self.done_path = self.root / "done.jsonl"
         self.report_path = self.root / "report.json"
-        exists = self.report_path.is_file() or self.done_path.is_file()
-        if exists and not resume:
+        if self.report_path.is_file() and not resume:
             raise InvalidInput(
                 f"{self.root} already holds a dataset. Use --resume to continue it, or another --out."
             )
-        self.root.mkdir(parents=True, exist_ok=True)
+        # The programs done are the run's records; its identity is the task and settings.
+        self.run = RunDir(
+            self.root, {"task": task, "settings": settings}, resume=resume, records="done.jsonl"
+        )
+        self.done_path = self.run.records_path
         self.report = GenerationReport(task, settings=settings)
-        if exists:
+        if self.report_path.is_file():
             previous = GenerationReport.from_json(json.loads(self.report_path.read_text()))
             if previous.settings != settings or previous.task != task:
                 raise InvalidInput(
@@ -113,11 +117,7 @@ class DatasetWriter:
                     f"{json.dumps(previous.settings, sort_keys=True)}); resume with the same ones."
                 )
             self.report = previous
-        self.done: set[str] = set()
-        if self.done_path.is_file():
-            for line in self.done_path.read_text().splitlines():
-                if line.strip():
-                    self.done.add(json.loads(line)["program"])
+        self.done: set[str] = {record["program"] for record in self.run.records() if "program" in record}
         self._counts: dict[str, int] = {}
         self._shards: dict[str, int] = {}
         for split in SPLITS:
@@ -163,10 +163,7 @@ class DatasetWriter:
                     shard.write(json.dumps(record, sort_keys=True) + "\n")
                 self._counts[split] += 1
                 self.report.samples[split] += 1
-        with self.done_path.open("a") as done:
-            done.write(json.dumps({"program": key}) + "\n")
-            done.flush()
-            os.fsync(done.fileno())
+        self.run.append({"program": key})
         self.done.add(key)
 
     def save_report(self) -> None:

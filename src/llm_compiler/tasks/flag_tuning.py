@@ -11,8 +11,6 @@ validated (``--no-validate`` runs) are not used unless asked.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
+from llm_compiler.core.store import Store
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.tasks.answers import AlreadyOptimalAnswer, PassListAnswer, build_flag_tuning_answer
 from llm_compiler.tasks.prompts import flag_tuning_prompt
@@ -43,27 +42,15 @@ def read_labels(path: Path) -> dict[str, TuningLabel]:
         InvalidInput: No tuning store there, or one without final results.
     """
     database = path / "tune.sqlite" if path.is_dir() else path
-    if not database.is_file():
-        raise InvalidInput(
-            f"{path}: no tuning store (tune.sqlite); run `llm-compiler tune ... --out DIR` first."
-        )
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    store = Store(database, read_only=True)
     try:
-        rows = connection.execute(
-            "SELECT program_id, pipeline, binary_size, detail FROM results WHERE phase = 'final'"
-        ).fetchall()
-    except sqlite3.DatabaseError as error:
-        raise InvalidInput(f"{database} is not a tuning store: {error}.") from error
+        finals = store.final_results()
     finally:
-        connection.close()
-    labels = {}
-    for program_id, pipeline, size, detail in rows:
-        try:
-            verdict = json.loads(detail).get("validation", "")
-        except (json.JSONDecodeError, AttributeError):
-            verdict = ""
-        validated = not str(verdict).startswith("unchecked")
-        labels[program_id] = TuningLabel(pipeline, int(size), validated, str(verdict))
+        store.close()
+    labels = {
+        final.program_id: TuningLabel(final.pipeline, final.binary_size, final.validated, final.validation)
+        for final in finals
+    }
     if not labels:
         raise InvalidInput(f"{database} holds no final results; let the tuning run finish (--resume).")
     return labels

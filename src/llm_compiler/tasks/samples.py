@@ -18,14 +18,14 @@ from typing import Any
 
 from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.corpus.tokens import TokenCounter
+from llm_compiler.corpus.tokens import PROMPT_TOKEN_BUDGET, TokenCounter
 
 TASKS = ("emulation", "flag-tuning", "disassembly")
 
 #: (prompt limit, answer limit, prompt + answer limit) per task, in tokens.
 TOKEN_BUDGETS: dict[str, tuple[int, int, int]] = {
-    "emulation": (15_000, 16_384, 16_384),
-    "flag-tuning": (15_000, 16_384, 16_384),
+    "emulation": (PROMPT_TOKEN_BUDGET, 16_384, 16_384),
+    "flag-tuning": (PROMPT_TOKEN_BUDGET, 16_384, 16_384),
     "disassembly": (8_192, 8_192, 16_384),
 }
 

@@ -15,8 +15,14 @@ no extra process. It handles 32- and 64-bit, little- and big-endian ELF.
 
 from __future__ import annotations
 
+import io
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from llm_compiler.errors import InvalidInput
 
@@ -99,3 +105,44 @@ def berkeley_size(blob: bytes) -> BerkeleySize:
         else:
             bss += section.size
     return BerkeleySize(text=text, data=data, bss=bss)
+
+
+#: Symbol types that are not things a reference can resolve to.
+_NOT_DEFINITIONS = {"STT_SECTION", "STT_FILE"}
+
+
+def elf_symbols(blob: bytes, *, defined: bool) -> Iterator[str]:
+    """Global symbol names of an ELF file, defined ones or undefined (non-weak) ones."""
+    try:
+        elf = ELFFile(io.BytesIO(blob))
+        sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
+    except ELFError as error:
+        raise InvalidInput(f"Not a readable ELF file: {error}") from error
+    for section in sections:
+        for symbol in section.iter_symbols():
+            name, bind = symbol.name, symbol["st_info"]["bind"]
+            if not name or bind not in ("STB_GLOBAL", "STB_WEAK", "STB_GNU_UNIQUE"):
+                continue
+            is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
+            if defined and not is_undefined and symbol["st_info"]["type"] not in _NOT_DEFINITIONS:
+                yield name.split("@")[0]
+            elif not defined and is_undefined and bind != "STB_WEAK":
+                yield name
+
+
+def undefined_symbols(obj: bytes) -> frozenset[str]:
+    """The symbols an object file needs from elsewhere (weak references excluded).
+
+    Raises:
+        InvalidInput: ``obj`` is not an ELF file.
+    """
+    return frozenset(elf_symbols(obj, defined=False))
+
+
+def defined_symbols(obj: bytes) -> frozenset[str]:
+    """The global symbols an object file defines for others.
+
+    Raises:
+        InvalidInput: ``obj`` is not an ELF file.
+    """
+    return frozenset(elf_symbols(obj, defined=True))

@@ -19,67 +19,23 @@ needs no ``main`` and no run, so it also speaks for units that cannot be execute
 from __future__ import annotations
 
 import functools
-import io
 import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
-
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.passes.pipeline import PassList
+from llm_compiler.toolchain.elf import elf_symbols, undefined_symbols
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
 
 #: Runtime files of every target (asked of the driver by name), then C++'s own.
 C_RUNTIME = ("libc.so.6", "libm.so.6", "libgcc_s.so.1", "libc_nonshared.a", "ld-linux-x86-64.so.2")
 CXX_RUNTIME = ("libstdc++.so.6",)
-
-#: Symbol types that are not things a reference can resolve to.
-_NOT_DEFINITIONS = {"STT_SECTION", "STT_FILE"}
-
-
-def _symbols(blob: bytes, *, defined: bool) -> Iterator[str]:
-    """Global symbol names of an ELF file, defined ones or undefined (non-weak) ones."""
-    try:
-        elf = ELFFile(io.BytesIO(blob))
-        sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
-    except ELFError as error:
-        raise InvalidInput(f"Not a readable ELF file: {error}") from error
-    for section in sections:
-        for symbol in section.iter_symbols():
-            name, bind = symbol.name, symbol["st_info"]["bind"]
-            if not name or bind not in ("STB_GLOBAL", "STB_WEAK", "STB_GNU_UNIQUE"):
-                continue
-            is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
-            if defined and not is_undefined and symbol["st_info"]["type"] not in _NOT_DEFINITIONS:
-                yield name.split("@")[0]
-            elif not defined and is_undefined and bind != "STB_WEAK":
-                yield name
-
-
-def undefined_symbols(obj: bytes) -> frozenset[str]:
-    """The symbols an object file needs from elsewhere (weak references excluded).
-
-    Raises:
-        InvalidInput: ``obj`` is not an ELF file.
-    """
-    return frozenset(_symbols(obj, defined=False))
-
-
-def defined_symbols(obj: bytes) -> frozenset[str]:
-    """The global symbols an object file defines for others.
-
-    Raises:
-        InvalidInput: ``obj`` is not an ELF file.
-    """
-    return frozenset(_symbols(obj, defined=True))
 
 
 def _archive_members(blob: bytes) -> Iterator[bytes]:
@@ -105,8 +61,10 @@ def exported_symbols(path: Path) -> frozenset[str]:
 def _exported(path: Path, _mtime: int) -> frozenset[str]:
     blob = path.read_bytes()
     if blob.startswith(b"!<arch>\n"):
-        return frozenset(name for member in _archive_members(blob) for name in _symbols(member, defined=True))
-    return frozenset(_symbols(blob, defined=True))
+        return frozenset(
+            name for member in _archive_members(blob) for name in elf_symbols(member, defined=True)
+        )
+    return frozenset(elf_symbols(blob, defined=True))
 
 
 @functools.lru_cache(maxsize=8)

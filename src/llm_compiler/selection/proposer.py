@@ -6,7 +6,11 @@ lists for a program, they answer with pass lists; told the measured outcomes, th
 adjust. The tuner drives any proposer the same way (:mod:`llm_compiler.autotune.jobs`):
 it asks in chunks, measures every list with the same compiler, records every
 evaluation in the store, and minimization, broadcast and validation then treat the
-best lists alike, whoever proposed them. No list leaves the tool unchecked.
+best lists alike, whoever proposed them. ``optimize``, ``evaluate`` and ``cc`` ask a
+proposer for its first k lists of a unit
+(:class:`~llm_compiler.models.proposed.ProposerOptimizer`). Either way the lists reach
+a kept result only through :class:`~llm_compiler.selection.select.Selector`. Proposers
+are named by specs (:mod:`llm_compiler.selection.registry`).
 
 Proposers run inside jobs, in pool or Dask worker processes: they must be picklable,
 hashable (frozen dataclasses are both) and deterministic given their settings and the

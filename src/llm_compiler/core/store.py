@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +51,10 @@ CREATE TABLE IF NOT EXISTS evaluations (
 CREATE TABLE IF NOT EXISTS jobs (job TEXT PRIMARY KEY, evaluations INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS results (
     program_id TEXT NOT NULL, phase TEXT NOT NULL, pipeline TEXT NOT NULL,
-    binary_size INTEGER NOT NULL, detail TEXT NOT NULL DEFAULT '',
+    binary_size INTEGER NOT NULL, detail TEXT NOT NULL DEFAULT '', validated INTEGER,
     PRIMARY KEY (program_id, phase)
 );
+CREATE TABLE IF NOT EXISTS units (program_id TEXT PRIMARY KEY, ir BLOB NOT NULL);
 """
 
 
@@ -106,8 +108,21 @@ class Store:
         path: The database file; created with its tables if missing.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
+        if read_only:
+            if not path.is_file():
+                raise InvalidInput(
+                    f"{path}: no tuning store (tune.sqlite); run `llm-compiler tune ... --out DIR` first."
+                )
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            try:
+                self.db.execute("SELECT 1 FROM results LIMIT 1").fetchall()
+            except sqlite3.DatabaseError as error:
+                self.db.close()
+                raise InvalidInput(f"{path} is not a tuning store: {error}.") from error
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -116,6 +131,11 @@ class Store:
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
         if "evaluations" not in columns:  # a store written before jobs counted their evaluations
             self.db.execute("ALTER TABLE jobs ADD COLUMN evaluations INTEGER NOT NULL DEFAULT 0")
+        if "validated" not in self._columns("results"):  # written before results said so
+            self.db.execute("ALTER TABLE results ADD COLUMN validated INTEGER")
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
 
     def close(self) -> None:
         self.db.close()
@@ -153,13 +173,32 @@ class Store:
     # Programs ----------------------------------------------------------------------
 
     def add_program(
-        self, program_id: str, name: str, source: str | None, status: str, detail: str = ""
+        self,
+        program_id: str,
+        name: str,
+        source: str | None,
+        status: str,
+        detail: str = "",
+        ir: str | None = None,
     ) -> None:
+        """Records a program; ``ir`` (its unoptimized IR, kept compressed) lets training and
+        replay read the unit back without running the front end again."""
         with self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO programs VALUES (?, ?, ?, ?, ?)",
                 (program_id, name, source, status, detail),
             )
+            if ir is not None:
+                self.db.execute(
+                    "INSERT OR REPLACE INTO units VALUES (?, ?)", (program_id, zlib.compress(ir.encode(), 6))
+                )
+
+    def program_ir(self, program_id: str) -> str | None:
+        """The unoptimized IR the run tuned (None for stores written before units were kept)."""
+        if "ir" not in self._columns("units"):
+            return None
+        row = self.db.execute("SELECT ir FROM units WHERE program_id = ?", (program_id,)).fetchone()
+        return None if row is None else zlib.decompress(row[0]).decode()
 
     def programs(self) -> list[dict[str, Any]]:
         cursor = self.db.execute(
@@ -255,11 +294,20 @@ class Store:
     def job_done(self, job: str) -> bool:
         return self.db.execute("SELECT 1 FROM jobs WHERE job = ?", (job,)).fetchone() is not None
 
-    def set_result(self, program_id: str, phase: str, pipeline: str, size: int, detail: str = "") -> None:
+    def set_result(
+        self,
+        program_id: str,
+        phase: str,
+        pipeline: str,
+        size: int,
+        detail: str = "",
+        validated: bool | None = None,
+    ) -> None:
         with self.db:
             self.db.execute(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
-                (program_id, phase, pipeline, size, detail),
+                "INSERT OR REPLACE INTO results "
+                "(program_id, phase, pipeline, binary_size, detail, validated) VALUES (?, ?, ?, ?, ?, ?)",
+                (program_id, phase, pipeline, size, detail, None if validated is None else int(validated)),
             )
 
     def result(self, program_id: str, phase: str) -> tuple[str, int, str] | None:
@@ -268,3 +316,45 @@ class Store:
             (program_id, phase),
         ).fetchone()
         return None if row is None else (row[0], int(row[1]), row[2])
+
+    def final_results(self) -> list[FinalResult]:
+        """Each program's kept list, as the run's validation phase decided it, by name."""
+        has_flag = "validated" in self._columns("results")
+        flag = "r.validated" if has_flag else "NULL"
+        cursor = self.db.execute(
+            f"""SELECT r.program_id, COALESCE(p.name, r.program_id), r.pipeline, r.binary_size,
+                       r.detail, {flag}
+                FROM results r LEFT JOIN programs p ON p.program_id = r.program_id
+                WHERE r.phase = 'final' ORDER BY 2"""
+        )
+        results = []
+        for program_id, name, pipeline, size, detail, validated in cursor:
+            try:
+                record = json.loads(detail)
+            except json.JSONDecodeError:
+                record = {}
+            verdict = str(record.get("validation", "")) if isinstance(record, dict) else ""
+            if validated is None:  # a store written before the flag: its validation note says it
+                validated = not verdict.startswith("unchecked")
+            results.append(FinalResult(program_id, name, pipeline, int(size), verdict, bool(validated)))
+        return results
+
+
+@dataclass(frozen=True)
+class FinalResult:
+    """A program's kept list in a tuning run.
+
+    Attributes:
+        program_id: The program's stable id. name: Its name.
+        pipeline: The kept list (``default<Oz>`` when none beat it or passed).
+        binary_size: Its size.
+        validation: What validation said (the checks passed, or why -Oz was kept).
+        validated: Whether the list passed validation (False when it was turned off).
+    """
+
+    program_id: str
+    name: str
+    pipeline: str
+    binary_size: int
+    validation: str
+    validated: bool

@@ -1,0 +1,110 @@
+"""The selection layer with the real compiler and gate: what it keeps, what it compiles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.selection import Candidate, Policy, Selector, Verdict, fallback_reason, make_gate
+from llm_compiler.toolchain.llvm import Toolchain
+from tests.conftest import EXAMPLES
+
+GOOD = "function(gvn),function(loop(loop-reduce)),module(scc-oz-module-inliner)"
+BROKEN = f"module(attributor),{GOOD}"
+
+#: A unit with no main: nothing to run, so only its link and the suites can check it.
+LIBRARY = """
+static int table[16];
+int sum(int n) { int s = 0; for (int i = 0; i < n && i < 16; i++) s += table[i] * i; return s; }
+void fill(int v) { for (int i = 0; i < 16; i++) table[i] = v + i; }
+"""
+#: A list that beats -Oz on LIBRARY (120 bytes against 126 with LLVM 19).
+LIBRARY_GOOD = (
+    "function(sroa),function(instcombine<no-verify-fixpoint>),function(simplifycfg),module(globalopt)"
+)
+
+
+def _target_compiles(compiler: Compiler, program_id: str) -> int:
+    return compiler.counts[f"compiles:{program_id}"]
+
+
+@pytest.fixture(params=["subprocess", "inprocess"])
+def fresh_compiler(toolchain: Toolchain, request: pytest.FixtureRequest) -> Iterator[Compiler]:
+    """A compiler of its own: counts start from an empty object cache (the shared one's
+    holds what earlier tests compiled)."""
+    with Compiler(toolchain, timeout=120, engine=request.param, workers=2) as compiler:
+        yield compiler
+
+
+def test_validating_a_list_compiles_the_target_once(fresh_compiler: Compiler, tmp_path: Path) -> None:
+    compiler = fresh_compiler
+    source = tmp_path / "library.c"
+    source.write_text(LIBRARY)
+    program = compiler.load(source)
+    selector = Selector(compiler, make_gate(compiler, ["builtin"]))
+    before = _target_compiles(compiler, program.id)
+    selection = selector.select(program, [Candidate(pipeline=LIBRARY_GOOD, run=LIBRARY_GOOD)])
+    assert selection.chosen == LIBRARY_GOOD and selection.validated
+    # -Oz (its object kept for the link check), the list's measurement, and one more
+    # compile of the list: the determinism check, whose object the link check reuses.
+    assert _target_compiles(compiler, program.id) - before == 3
+
+
+def test_a_runnable_unit_adds_only_its_reference_build(fresh_compiler: Compiler) -> None:
+    compiler = fresh_compiler
+    program = compiler.load(EXAMPLES / "crc32.c")
+    selector = Selector(compiler, make_gate(compiler, ["builtin"]))
+    before = _target_compiles(compiler, program.id)
+    selection = selector.select(program, [Candidate(pipeline=GOOD, run=GOOD)])
+    assert selection.chosen == GOOD and selection.validated and selection.binary_size < selection.oz_size
+    # As above, plus the -O0 build whose output the candidate's run is compared with.
+    assert _target_compiles(compiler, program.id) - before == 4
+    again = selector.select(program, [Candidate(pipeline=GOOD, run=GOOD)])
+    assert again.chosen == GOOD  # the gate's verdicts are cached; determinism is checked anew
+
+
+def test_lists_with_the_optimized_ir_of_a_rejected_one_are_not_checked(compiler: Compiler) -> None:
+    program = compiler.load(EXAMPLES / "crc32.c")
+    broken = compiler.measure(program, compiler.passes(BROKEN))
+    selector = Selector(compiler, make_gate(compiler, ["builtin"]), Policy(salvage=False))
+    candidates = [
+        Candidate.measured(BROKEN, broken.binary_size, broken.ir_hash),
+        # Another spelling whose optimized IR a search measured as the same.
+        Candidate.measured(f"{BROKEN},function(gvn)", broken.binary_size, broken.ir_hash),
+    ]
+    selection = selector.select(program, candidates, oz_size=broken.binary_size + 1)
+    first, second = selection.candidates
+    assert first.verdict is Verdict.VALIDATION_FAILURE
+    assert second.verdict is Verdict.SAME_AS_REJECTED and BROKEN in second.detail
+    assert selection.chosen == OZ_PIPELINE and selection.fallback is Verdict.VALIDATION_FAILURE
+    assert selection.rejected_lists == 1
+
+
+def test_a_larger_list_keeps_oz_and_says_so(compiler: Compiler) -> None:
+    program = compiler.load(EXAMPLES / "crc32.c")
+    selector = Selector(compiler, make_gate(compiler, ["builtin"]))
+    selection = selector.select(program, [Candidate(pipeline="function(sroa)", run="function(sroa)")])
+    assert selection.chosen == OZ_PIPELINE and selection.binary_size == selection.oz_size
+    assert selection.fallback is Verdict.NOT_SMALLER and "-Oz" in selection.detail
+
+
+def test_validation_off_keeps_the_smallest_and_says_it_is_unchecked(compiler: Compiler) -> None:
+    program = compiler.load(EXAMPLES / "crc32.c")
+    selector = Selector(compiler, None, Policy(validate=False))
+    selection = selector.select(program, [Candidate(pipeline=BROKEN, run=BROKEN)])
+    assert selection.chosen == BROKEN and not selection.validated and "unchecked" in selection.detail
+    with pytest.raises(ValueError, match="needs a gate"):
+        Selector(compiler, None)
+
+
+def test_verdict_labels_are_closed_and_old_spellings_read() -> None:
+    assert Verdict.parse("compile-fail") is Verdict.COMPILE_FAILURE
+    assert Verdict.parse("parse-failure") is Verdict.PARSE_ERROR
+    assert Verdict.NONDETERMINISTIC.is_failure and not Verdict.VALIDATED.is_failure
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        Verdict.parse("maybe")
+    assert fallback_reason([]) == (Verdict.PARSE_ERROR, "no list was proposed")
