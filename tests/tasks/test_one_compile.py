@@ -131,7 +131,12 @@ def test_dataset_writer_files_are_whole_and_match(tmp_path: Path) -> None:
     assert writer.write_parquet() == 1
     expected = json.dumps(writer.report.to_json(), indent=2, sort_keys=True) + "\n"
     assert (tmp_path / "report.json").read_text() == expected
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["done.jsonl", "report.json", "settings.json", "train"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "done.jsonl",
+        "report.json",
+        "settings.json",
+        "train",
+    ]
     assert sorted(path.name for path in (tmp_path / "train").iterdir()) == [
         "shard-00000.jsonl", "shard-00000.parquet",
     ]  # fmt: skip
