@@ -21,6 +21,7 @@ salvage). Printed per run, as a Markdown row:
 * **found**: geomean reduction vs -Oz of the best list each unit's search,
   minimization and broadcast found (unvalidated);
 * **validated**: geomean vs -Oz of the lists reported (validated, -Oz when none);
+* **total bytes**: the same lists' summed size against the units' summed -Oz size;
 * **kept**: validated / found;
 * units improved (validated), compiles per unit (evaluations stored, all phases),
   wall time, and lists validated per minute of the validation phase (each list the
@@ -148,6 +149,7 @@ def run(
         "units": len(tuned),
         "found": found,
         "validated": validated,
+        "total_validated": report.total_improvement,
         "kept": validated / found if found else 1.0,
         "improved": sum(p.improved for p in tuned),
         "compiles_per_unit": compiles / max(1, len(tuned)),
@@ -196,14 +198,15 @@ def main(argv: list[str]) -> int:
             + ", ".join(f"{package} {n}" for package, n in counts.items()),
             flush=True,
         )
-        print("| search | budget | found (unvalidated) | validated | kept | improved | compiles/unit | "
-              "wall time | lists validated/min |")  # fmt: skip
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| search | budget | found (unvalidated) | validated | total bytes | kept | improved | "
+              "compiles/unit | wall time | lists validated/min |")  # fmt: skip
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for budget in args.budgets:
             for search in args.searches:
                 row = run(search, budget, sources, args, compiler)
                 print(
                     f"| {search} | {budget} | {row['found']:.2%} | {row['validated']:.2%} | "
+                    f"{row['total_validated']:.2%} | "
                     f"{row['kept']:.2f} | {row['improved']}/{row['units']} | "
                     f"{row['compiles_per_unit']:.0f} | "
                     f"{row['seconds'] / 60:.1f} min | {row['lists_validated_per_minute']:.1f} |",

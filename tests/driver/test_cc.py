@@ -183,6 +183,12 @@ def test_tuned_results_are_used_and_never_larger_than_oz(tmp_path: Path, toolcha
         == size_of(tmp_path / "qsort_ints.o")
     )
     assert line["kept"] == "chosen" and line["size"] < line["oz_size"]
+    rebuilt = cc("-O2", "-c", "qsort_ints.c", cwd=tmp_path, env=env)  # a second line, same object
+    assert rebuilt.returncode == 0 and len(log_lines(log)) == 2
+    summary = cc("--summary", str(log), cwd=tmp_path)
+    assert summary.returncode == 0, summary.stderr
+    assert summary.stdout.startswith(f"1 objects in {log} (kept: 1 chosen); 1 measured against -Oz")
+    assert f"total bytes: {line['size']:,} vs {line['oz_size']:,} at -Oz" in summary.stdout
     linked = cc("qsort_ints.o", "-o", "qsort_ints", cwd=tmp_path)
     assert linked.returncode == 0, linked.stderr
     ran = subprocess.run([tmp_path / "qsort_ints"], capture_output=True, text=True, timeout=60)
@@ -190,6 +196,35 @@ def test_tuned_results_are_used_and_never_larger_than_oz(tmp_path: Path, toolcha
     subprocess.run([clang, "-Oz", "qsort_ints.c", "-o", "reference"], cwd=tmp_path, check=True, timeout=120)
     reference = subprocess.run([tmp_path / "reference"], capture_output=True, text=True, timeout=60)
     assert ran.stdout and (ran.returncode, ran.stdout) == (reference.returncode, reference.stdout)
+
+
+def test_a_builds_summary_counts_the_last_line_per_object_and_names_bad_logs(tmp_path: Path) -> None:
+    log = tmp_path / "cc.jsonl"
+    lines = [
+        {
+            "cwd": "/b",
+            "output": "a.o",
+            "oz_size": 1000,
+            "clang_oz_size": 990,
+            "size": 990,
+            "kept": "clang-oz",
+        },
+        {"cwd": "/b", "output": "a.o", "oz_size": 1000, "clang_oz_size": 990, "size": 900, "kept": "chosen"},
+        {"cwd": "/b", "output": "b.o", "oz_size": 100, "clang_oz_size": 100, "size": 50, "kept": "chosen"},
+        {"cwd": "/b", "output": "c.o", "size": 70, "kept": "clang"},
+    ]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"cwd": "/b", "outp')
+    summary = cc("--summary", str(log), cwd=tmp_path)
+    assert summary.returncode == 0, summary.stderr
+    assert "3 objects" in summary.stdout and "(kept: 2 chosen, 1 clang); 2 measured" in summary.stdout
+    # geomean of 0.9 and 0.5; totals 950 of 1,100 against -Oz and of 1,090 against clang -Oz
+    assert "vs -Oz: 32.92%; total bytes: 950 vs 1,100 at -Oz (13.64% smaller)" in summary.stdout
+    assert "against clang -Oz (2 objects): total bytes 950 vs 1,090 (12.84% smaller)" in summary.stdout
+    missing = cc("--summary", str(tmp_path / "none.jsonl"), cwd=tmp_path)
+    assert missing.returncode == 2 and "cannot read the driver's log" in missing.stderr
+    (tmp_path / "empty.jsonl").write_text("")
+    empty = cc("--summary", str(tmp_path / "empty.jsonl"), cwd=tmp_path)
+    assert empty.returncode == 2 and "no compile recorded" in empty.stderr
 
 
 def test_the_launcher_form_drops_the_real_compiler_and_takes_its_language(tmp_path: Path) -> None:

@@ -54,11 +54,11 @@ def metrics(zero_shot: float, backup: float, **extra: Any) -> dict[str, Any]:
 
 
 SYSTEMS = {
-    TUNE: metrics(0.01234, 0.04567, geomean_unvalidated=0.0555),
+    TUNE: metrics(0.01234, 0.04567, geomean_unvalidated=0.0555, total_backup=1 - 49_150 / 51_200),
     MODEL: metrics(
         -0.0321, 0.0169, improved=1 / 3, regressed=1 / 3, compiles_per_unit=1.0,
         outcomes={"improved": 1 / 3, "not-smaller-than-oz": 1 / 3, "parse-error": 1 / 3},
-        mape_before=0.0476, mape_after=0.0263,
+        mape_before=0.0476, mape_after=0.0263, total_backup=1 - 51_190 / 51_200,
     ),
 }  # fmt: skip
 SUMMARY: dict[str, Any] = {
@@ -100,12 +100,18 @@ def assert_self_contained(html: str) -> None:
 
 def test_markdown_tables_carry_the_figures_formatted(tmp_path: Path) -> None:
     text = report.write_markdown(SUMMARY, tmp_path / "report.md").read_text()
-    header = "| system | units | zero-shot | with -Oz backup | improved | regressed | parse error |"
+    header = (
+        "| system | units | zero-shot | with -Oz backup | total bytes | improved | regressed | parse error |"
+    )
     assert header in text and "| gain, not validated |" in text
-    # units, zero-shot, backup, improved, regressed, 5 failure shares, compiles, s, MAPEs, not validated
-    assert f"| {TUNE} | 3 | 1.23% | 4.57% | 66.67% | 0.00% | 0.00% | 0.00% | 0.00% | 0.00% | 0.00% " in text
+    # units, zero-shot, backup, total, improved, regressed, 5 failure shares, compiles, s, MAPEs,
+    # not validated
+    assert (
+        f"| {TUNE} | 3 | 1.23% | 4.57% | 4.00% | 66.67% | 0.00% | 0.00% | 0.00% | 0.00% | 0.00% | 0.00% "
+        in text
+    )
     assert "| 50.0 | 0.50 | – | – | 5.55% |" in text
-    assert f"| {MODEL} | 3 | -3.21% | 1.69% | 33.33% | 33.33% | 33.33% | 0.00% |" in text
+    assert f"| {MODEL} | 3 | -3.21% | 1.69% | 0.02% | 33.33% | 33.33% | 33.33% | 0.00% |" in text
     assert "| 1.0 | 0.50 | 0.048 | 0.026 | – |" in text
     assert (
         "| bzip2 | hf:llm-compiler-ftd-7b | 1 | 0.00% |" in text and "| zlib | tune:50 | 2 | 3.00% |" in text
@@ -144,6 +150,8 @@ def test_the_page_is_self_contained_with_three_plots(page: Path) -> None:
     assert len(pngs) == 3 and all(png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000 for png in pngs)
     assert "<table>" in html and "4.57%" in html and "paper: LLVM 17, MiBench" in html
     assert html.count('<tr class="paper">') == 3
+    # The plots' captions give each system's total bytes beside the per-unit spread.
+    assert html.count(f"Total bytes vs -Oz: {TUNE} 4.00%, {MODEL} 0.02%.") == 2
 
 
 def test_without_predictions_the_page_says_so_instead_of_plotting() -> None:
@@ -189,11 +197,13 @@ def test_runs_compared_side_by_side(tmp_path: Path) -> None:
     text = report.compare([("old", older), ("new", SUMMARY)])
     lines = [line for line in text.splitlines() if line.startswith("| old |") or line.startswith("| new |")]
     assert lines == [
-        "| old | tune:50 | 18.1.8 | examples/ | 3 | 2.00% | 3.00% | 66.67% | 0.00% | 50.0 | 0.50 | – | – |",
-        "| new | tune:50 | 19.1.7 | examples/ | 3 | 1.23% | 4.57% | 66.67% | 0.00% | 50.0 | 0.50 | –"
+        # An earlier run's report.json has no total bytes: a dash.
+        "| old | tune:50 | 18.1.8 | examples/ | 3 | 2.00% | 3.00% | – | 66.67% | 0.00% | 50.0 | 0.50 | –"
+        " | – |",
+        "| new | tune:50 | 19.1.7 | examples/ | 3 | 1.23% | 4.57% | 4.00% | 66.67% | 0.00% | 50.0 | 0.50 | –"
         " | 5.55% |",
-        "| new | hf:llm-compiler-ftd-7b | 19.1.7 | examples/ | 3 | -3.21% | 1.69% | 33.33% | 33.33% | 1.0"
-        " | 0.50 | 0.026 | – |",
+        "| new | hf:llm-compiler-ftd-7b | 19.1.7 | examples/ | 3 | -3.21% | 1.69% | 0.02% | 33.33% | 33.33%"
+        " | 1.0 | 0.50 | 0.026 | – |",
     ]
     html = report.compare_html([("old", older), ("new", SUMMARY)])
     assert_self_contained(html)

@@ -40,7 +40,7 @@ from llm_compiler.autotune.jobs import (
 )
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, Job
-from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.core.metrics import geometric_mean_improvement, total_improvement
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import EvaluationRow, Store
 from llm_compiler.corpus.program_set import ProgramSource
@@ -155,6 +155,11 @@ class TuneReport:
         return geometric_mean_improvement([(p.oz_size, p.best_size) for p in self.tuned])
 
     @property
+    def total_improvement(self) -> float:
+        """The reduction of the tuned programs' summed bytes against their summed -Oz bytes."""
+        return total_improvement([(p.oz_size, p.best_size) for p in self.tuned])
+
+    @property
     def mean_minimized_length(self) -> float:
         lengths = self.minimized_lengths
         return sum(lengths) / len(lengths) if lengths else 0.0
@@ -165,6 +170,9 @@ class TuneReport:
             "llvm_version": self.llvm_version,
             "engine": self.engine,
             "geomean_improvement_vs_oz": self.geomean_improvement,
+            "total_improvement_vs_oz": self.total_improvement,
+            "oz_bytes": sum(p.oz_size for p in self.tuned),
+            "best_bytes": sum(p.best_size for p in self.tuned),
             "programs_improved": sum(p.improved for p in self.tuned),
             "programs_tuned": len(self.tuned),
             "mean_minimized_length": self.mean_minimized_length,

@@ -23,8 +23,9 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.driver.arguments import split_launcher
 from llm_compiler.driver.cc import Driver, DriverOptions
 from llm_compiler.driver.choose import Chooser, FirstOf, OzOnly, TunedResults
+from llm_compiler.driver.log import log_summary
 from llm_compiler.driver.predicted import Predicted
-from llm_compiler.errors import LlmCompilerError
+from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.selection.registry import first_count, is_proposer_spec, parse_spec, unknown_kind
 
 USAGE = """\
@@ -45,6 +46,7 @@ driver options (only before the first compiler argument; each also an environmen
   --log FILE      LLM_COMPILER_CC_LOG   append one JSON line per unit (list, origin, sizes, fallback)
   --predictor SPEC LLM_COMPILER_PREDICTOR  builtin (default), builtin:k=N, builtin:PATH, or none
   --oz            LLM_COMPILER_OZ=1     never optimize beyond -Oz (a baseline build)
+  --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
 The build's -O levels are ignored: the driver decides the optimization. Give absolute
 paths when the build changes directory (recursive make). A unit's tuned list is found
 by the hash of its IR; with -g the IR names the build directory, so build in the same
@@ -55,6 +57,7 @@ examples:
   make CC="llm-compiler cc --save-ir $PWD/ir --log $PWD/cc.jsonl"
   llm-compiler tune ir/ --budget 100 --out tuned/
   make clean && make CC="llm-compiler cc --results $PWD/tuned --log $PWD/cc.jsonl"
+  llm-compiler cc --summary cc.jsonl                          # what the build saved, in total
   cmake -DCMAKE_C_COMPILER_LAUNCHER="llm-compiler;cc" -DCMAKE_CXX_COMPILER_LAUNCHER="llm-compiler;c++" ..
 """
 
@@ -144,6 +147,17 @@ def main(command: str, arguments: Sequence[str]) -> int:
     if list(arguments) == ["--help"]:
         sys.stdout.write(USAGE)
         return 0
+    if arguments and arguments[0] == "--summary":
+        try:
+            if len(arguments) != 2:
+                raise InvalidInput(
+                    "--summary takes one argument, the log: llm-compiler cc --summary cc.jsonl"
+                )
+            sys.stdout.write(log_summary(Path(arguments[1])) + "\n")
+            return 0
+        except LlmCompilerError as error:
+            sys.stderr.write(f"llm-compiler {command}: error: {error}\n")
+            return 2
     logging.basicConfig(level=logging.WARNING, format="llm-compiler cc: %(message)s")
     try:
         options, rest = parse_driver_options(arguments)

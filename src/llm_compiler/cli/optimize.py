@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from collections import Counter
@@ -24,6 +23,7 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.metrics import gains_text
 from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
@@ -272,12 +272,11 @@ def _print(console: Console, records: list[dict[str, Any]]) -> None:
                 markup=False,
                 soft_wrap=True,
             )
-    ratios = [record["binary_size"] / record["oz_size"] for record in records if record["oz_size"]]
-    geomean = 1 - math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else 0.0
     reasons = Counter(record["fallback"] for record in records if record["fallback"])
     improved = sum(1 for record in records if record["binary_size"] < record["oz_size"])
     console.print(
-        f"geomean binary-size reduction vs -Oz: {geomean:.2%}; units improved: {improved}/{len(records)}"
+        gains_text([(record["oz_size"], record["binary_size"]) for record in records])
+        + f"; units improved: {improved}/{len(records)}"
         + ("; -Oz kept: " + ", ".join(f"{n} {why}" for why, n in reasons.most_common()) if reasons else ""),
         highlight=False,
         soft_wrap=True,

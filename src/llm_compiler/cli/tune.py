@@ -29,6 +29,7 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.metrics import gains_text
 from llm_compiler.core.program import Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
@@ -337,8 +338,8 @@ def _print_report(console: Console, report: TuneReport) -> None:
     failed = len(report.programs) - len(report.tuned)
     improved = sum(result.improved for result in report.tuned)
     console.print(
-        f"geomean binary-size reduction vs -Oz: {report.geomean_improvement:.2%}; programs improved: "
-        f"{improved}/{len(report.tuned)}"
+        gains_text([(result.oz_size, result.best_size) for result in report.tuned])
+        + f"; programs improved: {improved}/{len(report.tuned)}"
         + (f" ({failed} could not be tuned)" if failed else "")
         + f"; mean minimized list length: {report.mean_minimized_length:.2f} passes (LLM Compiler: 3.84); "
         f"distinct best lists: {report.distinct_before_broadcast} before broadcast, "

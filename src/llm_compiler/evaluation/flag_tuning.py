@@ -46,7 +46,7 @@ from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, InlineExecutor
-from llm_compiler.core.metrics import geometric_mean_improvement
+from llm_compiler.core.metrics import geometric_mean_improvement, total_improvement
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
@@ -370,6 +370,9 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
         "units": count,
         "geomean_zero_shot": geometric_mean_improvement([(row.oz_size, row.zero_shot_size) for row in rows]),
         "geomean_backup": geometric_mean_improvement([(row.oz_size, row.size) for row in rows]),
+        "total_backup": total_improvement([(row.oz_size, row.size) for row in rows]),
+        "oz_bytes": sum(row.oz_size for row in rows),
+        "bytes": sum(row.size for row in rows),
         "improved": sum(row.zero_shot_size < row.oz_size for row in rows) / count if count else 0.0,
         "regressed": sum(row.zero_shot_size > row.oz_size for row in rows) / count if count else 0.0,
         "outcomes": {outcome: n / count for outcome, n in sorted(outcomes.items())},
