@@ -107,6 +107,9 @@ def test_an_adaptive_search_runs_in_the_tuner_and_repeats_itself(
     assert 20 <= len(evaluated[0]) <= 27  # the budget, the unoptimized input and -Oz
 
 
+# Salvage does not depend on the engine (tests/toolchain/test_engines.py checks that both
+# give the same answers); one engine keeps the suite runs of the culprit search affordable.
+@pytest.mark.parametrize("compiler", ["inprocess"], indirect=True)
 def test_a_rejected_list_is_salvaged_and_the_report_says_why(compiler: Compiler) -> None:
     settings = TuneSettings(engine=compiler.engine, llvm_bin=str(compiler.toolchain.bin_dir))
     program = compiler.load(EXAMPLES / "crc32.c")
