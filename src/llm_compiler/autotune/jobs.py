@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llm_compiler.autotune.local_search import LocalSearch
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
 from llm_compiler.autotune.random_search import RandomSearch
+from llm_compiler.autotune.strategies import default_search
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import EvaluationRow
@@ -106,10 +106,11 @@ class TuneSettings:
 
     @property
     def search(self) -> Proposer:
-        """The proposer of the search phase (default: :data:`DEFAULT_SEARCH`)."""
+        """The proposer of the search phase (default:
+        :data:`~llm_compiler.autotune.strategies.DEFAULT_SEARCH`)."""
         if self.proposer is not None:
             return self.proposer
-        return LocalSearch(self.seed, self.max_length)
+        return default_search(self.seed, self.max_length)
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the original."""

@@ -20,8 +20,13 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.selection.proposer import Proposer
 from llm_compiler.selection.registry import ProposerContext, Spec
 
-#: The default search of this layer.
+#: The default search of this layer (made by :func:`default_search`).
 DEFAULT_SEARCH = "local"
+
+
+def default_search(seed: int, max_length: int) -> Proposer:
+    """The search :data:`DEFAULT_SEARCH` names, for a run's seed and longest list."""
+    return LocalSearch(seed, max_length)
 
 
 def _no_argument(spec: Spec, context: ProposerContext) -> None:

@@ -26,7 +26,7 @@ from llm_compiler.driver.choose import Chooser, FirstOf, OzOnly, TunedResults
 from llm_compiler.driver.log import log_summary
 from llm_compiler.driver.predicted import Predicted
 from llm_compiler.errors import InvalidInput, LlmCompilerError
-from llm_compiler.selection.registry import first_count, is_proposer_spec, parse_spec, unknown_kind
+from llm_compiler.selection.registry import check_spec
 
 USAGE = """\
 usage: llm-compiler cc  [DRIVER OPTIONS] [REAL COMPILER] COMPILER ARGUMENTS...
@@ -134,10 +134,7 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
     if options.results is not None:
         choosers.append(TunedResults(options.results))
     if options.predictor != "none":
-        # A malformed or unknown spec fails here, not unit by unit.
-        if not is_proposer_spec(options.predictor):
-            raise unknown_kind(options.predictor)
-        first_count(parse_spec(options.predictor))
+        check_spec(options.predictor)  # a malformed or unknown spec fails here, not unit by unit
         choosers.append(Predicted(compiler, options.predictor))
     return choosers
 

@@ -38,7 +38,7 @@ from llm_compiler.models.optimize import (
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import parse_spec as parse_model_spec
 from llm_compiler.selection import make_gate
-from llm_compiler.selection.registry import is_proposer_spec
+from llm_compiler.selection.registry import check_spec, is_proposer_spec
 
 EXAMPLES = """examples:
   llm-compiler optimize examples/ --out results/            # the built-in predictor (no GPU, no download)
@@ -134,8 +134,11 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     args.model = args.model or "builtin"
-    if not is_proposer_spec(args.model):
-        parse_model_spec(args.model)  # a misspelt name is refused before any unit is loaded
+    # A misspelt or malformed spec is refused before any unit is loaded.
+    if is_proposer_spec(args.model):
+        check_spec(args.model)
+    else:
+        parse_model_spec(args.model)
     compiler = make_compiler(args)
     sources = list(program_set(args))
     if not sources:

@@ -271,15 +271,14 @@ class Compiler:
             raise ValueError(f"unknown outputs {sorted(unknown)}; choose from {sorted(OUTPUTS)}")
         pipeline = self.check(passes)
         key = (program.id, pipeline)
-        if not fresh and set(outputs) <= {"obj"}:
-            with self._objects_lock:
-                cached = self._objects.get(key)
-                if cached is not None:
-                    self._objects.move_to_end(key)
-                    self.counts["object-cache-hits"] += 1
-                    return cached
-        self.counts["compiles"] += 1
-        self.counts[f"compiles:{program.id}"] += 1
+        with self._objects_lock:  # candidates are measured from several threads
+            cached = None if fresh or not set(outputs) <= {"obj"} else self._objects.get(key)
+            if cached is not None:
+                self._objects.move_to_end(key)
+                self.counts["object-cache-hits"] += 1
+                return cached
+            self.counts["compiles"] += 1
+            self.counts[f"compiles:{program.id}"] += 1
         result = self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
         if result.obj is not None:
             self._keep_object(key, CompileResult(result.measurement, obj=result.obj))

@@ -122,17 +122,19 @@ class Store:
             except sqlite3.DatabaseError as error:
                 self.db.close()
                 raise InvalidInput(f"{path} is not a tuning store: {error}.") from error
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
-        if "evaluations" not in columns:  # a store written before jobs counted their evaluations
-            self.db.execute("ALTER TABLE jobs ADD COLUMN evaluations INTEGER NOT NULL DEFAULT 0")
-        if "validated" not in self._columns("results"):  # written before results said so
-            self.db.execute("ALTER TABLE results ADD COLUMN validated INTEGER")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+            if "evaluations" not in self._columns("jobs"):  # written before jobs counted evaluations
+                self.db.execute("ALTER TABLE jobs ADD COLUMN evaluations INTEGER NOT NULL DEFAULT 0")
+            if "validated" not in self._columns("results"):  # written before results said so
+                self.db.execute("ALTER TABLE results ADD COLUMN validated INTEGER")
+        # What a store opened read-only may lack, having been written by an earlier version.
+        self._keeps_units = "ir" in self._columns("units")
+        self._flags_validated = "validated" in self._columns("results")
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
@@ -195,7 +197,7 @@ class Store:
 
     def program_ir(self, program_id: str) -> str | None:
         """The unoptimized IR the run tuned (None for stores written before units were kept)."""
-        if "ir" not in self._columns("units"):
+        if not self._keeps_units:
             return None
         row = self.db.execute("SELECT ir FROM units WHERE program_id = ?", (program_id,)).fetchone()
         return None if row is None else zlib.decompress(row[0]).decode()
@@ -319,8 +321,7 @@ class Store:
 
     def final_results(self) -> list[FinalResult]:
         """Each program's kept list, as the run's validation phase decided it, by name."""
-        has_flag = "validated" in self._columns("results")
-        flag = "r.validated" if has_flag else "NULL"
+        flag = "r.validated" if self._flags_validated else "NULL"
         cursor = self.db.execute(
             f"""SELECT r.program_id, COALESCE(p.name, r.program_id), r.pipeline, r.binary_size,
                        r.detail, {flag}

@@ -34,6 +34,7 @@ predicted sizes.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -56,13 +57,7 @@ from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, Optimize
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import BACKENDS
 from llm_compiler.selection import Candidate, Gate, Policy, Selector, Verdict
-from llm_compiler.selection.registry import (
-    first_count,
-    is_proposer_spec,
-    parse_spec,
-    registered,
-    unknown_kind,
-)
+from llm_compiler.selection.registry import check_spec, is_proposer_spec, unknown_kind
 
 FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
 
@@ -112,8 +107,8 @@ def system_kind(name: str) -> str:
             if name[5:].isdigit() and int(name[5:]) > 0:
                 return "tune"
             raise InvalidInput("tune needs a budget of lists per unit above 0, e.g. tune:100.")
-        if is_proposer_spec(name) or kind in registered():
-            first_count(parse_spec(name))
+        if is_proposer_spec(name):
+            check_spec(name)
             return "lists"
         if kind in BACKENDS:
             return "model"
@@ -183,14 +178,10 @@ class FlagTuningHarness:
             pass_set=settings.pass_set,
         )
 
-    @property
+    @functools.cached_property
     def selector(self) -> Selector:
         """The selection layer fixed lists go through (made once)."""
-        selector: Selector | None = getattr(self, "_selector", None)
-        if selector is None:
-            selector = Selector(self.compiler, self.gate, Policy(jobs=self.jobs))
-            self._selector = selector
-        return selector
+        return Selector(self.compiler, self.gate, Policy(jobs=self.jobs))
 
     def _load(self, source: ProgramSource) -> Program:
         program = self.programs.get(source.name)

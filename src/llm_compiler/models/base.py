@@ -165,23 +165,35 @@ class Model(abc.ABC):
     def _generate(self, requests: Sequence[GenerationRequest], limits: Sequence[int]) -> list[Generation]:
         """Generates for requests that fit, with ``limits`` (new tokens) already lowered to fit."""
 
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], prompt_tokens: Sequence[int] | None = None
+    ) -> list[Generation]:
         """Completes each request; the result has one :class:`Generation` per request, in order.
+
+        Args:
+            requests: What to ask.
+            prompt_tokens: Each prompt's length when the caller counted it already.
 
         Raises:
             PromptTooLong: A prompt leaves no room for an answer in the context.
             ModelError: The backend failed.
         """
-        limits = [self.answer_limit(request) for request in requests]
+        counts = list(prompt_tokens) if prompt_tokens is not None else [None] * len(requests)
+        limits = [self.answer_limit(request, count) for request, count in zip(requests, counts, strict=True)]
         return self._generate(list(requests), limits) if requests else []
 
-    def answer_limit(self, request: GenerationRequest) -> int:
+    def answer_limit(self, request: GenerationRequest, prompt_tokens: int | None = None) -> int:
         """The new tokens ``request`` may have: its ``max_tokens``, lowered to what fits.
+
+        Args:
+            request: The request.
+            prompt_tokens: Its prompt's length when counted already (else counted here).
 
         Raises:
             PromptTooLong: The prompt leaves no room for an answer.
         """
-        prompt_tokens = self.count_tokens(request.prompt)
+        if prompt_tokens is None:
+            prompt_tokens = self.count_tokens(request.prompt)
         room = self.context_length - prompt_tokens
         if room < 1:
             raise PromptTooLong(

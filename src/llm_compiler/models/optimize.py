@@ -25,6 +25,7 @@ answers, so a results file can be replayed (``replay:FILE``) and re-scored.
 from __future__ import annotations
 
 import abc
+import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -161,6 +162,8 @@ class ListOptimizer(abc.ABC):
     compiler: Compiler
     gate: Gate
     jobs: int
+    #: How the selection layer chooses (None: its default, with ``jobs``).
+    policy: Policy | None
 
     @property
     @abc.abstractmethod
@@ -226,15 +229,10 @@ class ListOptimizer(abc.ABC):
             return self._result(unit, Selection(unit.oz_size, OZ_PIPELINE, unit.oz_size, verdict, reason))
         return self._result(unit, selector.select(program, proposal.candidates, oz_size=unit.oz_size))
 
-    @property
+    @functools.cached_property
     def selector(self) -> Selector:
         """The selection layer this optimizer hands its candidates to (made once)."""
-        selector: Selector | None = getattr(self, "_selector", None)
-        if selector is None:
-            policy: Policy | None = getattr(self, "policy", None)
-            selector = Selector(self.compiler, self.gate, policy or Policy(jobs=self.jobs))
-            self._selector = selector
-        return selector
+        return Selector(self.compiler, self.gate, self.policy or Policy(jobs=self.jobs))
 
     def _batch(
         self, units: Sequence[tuple[ProgramSource, Program]], on_result: Callable[[UnitResult], None] | None

@@ -23,7 +23,7 @@ from llm_compiler.models.optimize import ListOptimizer, Proposal
 from llm_compiler.passes.safety import search_pass_set
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
 from llm_compiler.passes.searchable import PassSet
-from llm_compiler.selection import Candidate, Gate, Verdict
+from llm_compiler.selection import Candidate, Gate, Policy, Verdict
 from llm_compiler.selection.proposer import ProposalRequest, Proposer
 from llm_compiler.selection.registry import ProposerContext, first_count, make_proposer
 
@@ -41,6 +41,7 @@ class ProposerOptimizer(ListOptimizer):
         name: The name records carry, e.g. ``random:10``.
         start: The index of the first list asked (random search's list 0 is -Oz).
         jobs: Candidates measured at once.
+        policy: How the selection layer chooses (None: its default).
     """
 
     compiler: Compiler
@@ -51,6 +52,7 @@ class ProposerOptimizer(ListOptimizer):
     name: str
     start: int = 0
     jobs: int = 1
+    policy: Policy | None = None
 
     @property
     def spec(self) -> str:

@@ -60,13 +60,14 @@ def ask(
             outcomes.append(Refused(reason + (f" ({hint})" if hint else ""), tokens[index]))
             continue
         try:
-            model.answer_limit(request)
+            model.answer_limit(request, tokens[index])
         except PromptTooLong as error:
             outcomes.append(Refused(str(error), tokens[index]))
             continue
         outcomes.append(None)
         sendable.append(index)
-    generations = model.generate([requests[index] for index in sendable])
+    # Each prompt is counted once, here: tokenizing a 15,000-token prompt is not free.
+    generations = model.generate([requests[index] for index in sendable], [tokens[i] for i in sendable])
     for index, generation in zip(sendable, generations, strict=True):
         outcomes[index] = Answered(generation, tokens[index])
     return [outcome for outcome in outcomes if outcome is not None]

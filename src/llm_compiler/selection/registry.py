@@ -199,11 +199,25 @@ def registered() -> dict[str, str]:
 
 
 def is_proposer_spec(text: str) -> bool:
-    """Whether ``text`` names a registered proposer (an alias included)."""
-    try:
-        return parse_spec(text).kind in registered()
-    except InvalidInput:
-        return False
+    """Whether ``text`` starts with a registered proposer's kind (an alias included): the
+    spec is then this registry's to read, and to refuse with its reason when malformed."""
+    kind = text.strip().partition(":")[0].partition(",")[0]
+    return kind in registered() or kind in ALIASES
+
+
+def check_spec(text: str) -> Spec:
+    """Reads a spec of the ``first`` role and checks it without making its proposer: a
+    known kind and a valid count, so a command refuses it before any work starts.
+
+    Raises:
+        InvalidInput: A malformed spec, an unknown kind (with the nearest names), or a
+            count that is not a whole number >= 1.
+    """
+    spec = parse_spec(text)
+    if spec.kind not in registered():
+        raise unknown_kind(text)
+    first_count(spec)
+    return spec
 
 
 def unknown_kind(text: str, others: tuple[str, ...] = (), what: str = "source of lists") -> InvalidInput:

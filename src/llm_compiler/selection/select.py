@@ -199,7 +199,7 @@ class Selector:
             try:
                 measurement = self.compiler.measure(program, passes)
             except (CommandFailed, InvalidPassList) as error:
-                return None, "", str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+                return None, "", _first_line(error)
             return measurement.binary_size, measurement.ir_hash, ""
 
         return measure
@@ -255,7 +255,7 @@ class Selector:
             try:
                 return pipeline, measure(self.compiler.passes(pipeline))
             except InvalidPassList as error:
-                return pipeline, (None, "", str(error).splitlines()[0][:300])
+                return pipeline, (None, "", _first_line(error))
 
         with ThreadPoolExecutor(max_workers=max(1, self.policy.jobs)) as pool:
             sizes = dict(pool.map(one, unique))
@@ -393,7 +393,7 @@ class Selector:
             try:
                 _, again = self.compiler.object_code(program, passes, fresh=True)
             except CommandFailed as error:
-                return Verdict.COMPILE_FAILURE, str(error).splitlines()[0][:300], "", None
+                return Verdict.COMPILE_FAILURE, _first_line(error), "", None
             if again.binary_size != size or (output_hash and again.ir_hash and again.ir_hash != output_hash):
                 detail = (
                     f"two compiles of the same list differ: {size} then {again.binary_size} bytes"
@@ -410,6 +410,12 @@ class Selector:
     def _fallback(oz: int, listed: Sequence[Candidate], rejections: Sequence[Rejection]) -> Selection:
         verdict, detail = fallback_reason(listed)
         return Selection(oz, OZ_PIPELINE, oz, verdict, detail, tuple(listed), tuple(rejections))
+
+
+def _first_line(error: Exception) -> str:
+    """An error as a candidate's detail: its first line, or its type when it says nothing."""
+    lines = str(error).strip().splitlines()
+    return lines[0][:300] if lines else type(error).__name__
 
 
 def _share_verdicts(listed: list[Candidate], checked: dict[str, Candidate]) -> None:
