@@ -90,14 +90,21 @@ def _oz_sizes(specs: list[str]) -> dict[str, int]:
 
 
 def select(
-    specs: list[str], packages: list[str], units: int, per_package: int, max_oz_size: int | None
+    specs: list[str],
+    packages: list[str],
+    units: int,
+    per_package: int,
+    max_oz_size: int | None,
+    min_oz_size: int = 1,
 ) -> list[ProgramSource]:
-    """Units of ``packages`` in the given order (at most ``per_package`` each, -Oz size at
-    most ``max_oz_size``), in a fixed pseudo-random order within each package."""
+    """Units of ``packages`` in the given order (at most ``per_package`` each, -Oz size
+    from ``min_oz_size`` to ``max_oz_size``), in a fixed pseudo-random order within each
+    package."""
     sources = list(ProgramSet(specs))
-    if max_oz_size is not None:
+    if max_oz_size is not None or min_oz_size > 1:
         sizes = _oz_sizes(specs)
-        sources = [s for s in sources if 0 < sizes.get(s.unit_id or "", 0) <= max_oz_size]
+        largest = max_oz_size if max_oz_size is not None else float("inf")
+        sources = [s for s in sources if max(1, min_oz_size) <= sizes.get(s.unit_id or "", 0) <= largest]
     if not packages:
         return sources[:units]
     chosen: list[ProgramSource] = []
@@ -111,7 +118,15 @@ def select(
 def run(
     search: str, budget: int, sources: list[ProgramSource], args: argparse.Namespace, compiler: Compiler
 ) -> dict[str, Any]:
-    name, _, pass_set = search.partition("@")
+    named, _, space = search.partition("+")
+    name, _, pass_set = named.partition("@")
+    # Objective and space are named only when asked for, so that the bench runs on code
+    # from before they existed (a baseline commit's checkout) with the same settings.
+    extra: dict[str, Any] = {"space": space} if space else {}
+    if args.objective != "binary-size":
+        from llm_compiler.core.objective import Objective
+
+        extra["objective"] = Objective.parse(args.objective)
     settings = TuneSettings(
         seed=args.seed,
         budget=budget,
@@ -120,8 +135,9 @@ def run(
         proposer=make_search(name, compiler, args.seed),
         pass_set=pass_set or args.pass_set,
         validate=not args.no_validate,
+        **extra,
     )
-    out = Path(args.out) / f"{search.replace(':', '_').replace('@', '_')}-{budget}"
+    out = Path(args.out) / f"{search.replace(':', '_').replace('@', '_').replace('+', '_')}-{budget}"
     out.mkdir(parents=True, exist_ok=True)
     (out / "tune.sqlite").unlink(missing_ok=True)
     store = Store(out / "tune.sqlite")
@@ -173,12 +189,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--units", type=int, default=100)
     parser.add_argument("--per-package", type=int, default=10**9, help="at most N units of a package")
     parser.add_argument("--max-oz-size", type=int, help="only units whose -Oz size is at most N bytes")
+    parser.add_argument(
+        "--min-oz-size", type=int, default=1, help="only units whose -Oz size is at least N bytes"
+    )
+    parser.add_argument(
+        "--objective",
+        default="binary-size",
+        help="what the searches minimize (tune --objective); figures are in its unit",
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=[100, 1000])
     parser.add_argument(
         "--searches",
         nargs="+",
         default=["random@full", "local"],
-        help="search names (tune --search), each optionally @safe or @full (its pass set)",
+        help="search names (tune --search), each optionally @safe or @full (its pass set) and +SPACE "
+        "(tune --space: params, nested, rich), e.g. predicted+rich",
     )
     parser.add_argument("--pass-set", default="safe", choices=["safe", "full"])
     parser.add_argument("--no-validate", action="store_true", help="report the search's own figures only")
@@ -186,7 +211,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", required=True, help="folder for each run's results")
     args = parser.parse_args(argv)
-    sources = select(args.programs, args.packages, args.units, args.per_package, args.max_oz_size)
+    sources = select(
+        args.programs, args.packages, args.units, args.per_package, args.max_oz_size, args.min_oz_size
+    )
     with Compiler(workers=1) as compiler:
         counts: dict[str, int] = {}
         for source in sources:
@@ -194,7 +221,7 @@ def main(argv: list[str]) -> int:
             counts[package] = counts.get(package, 0) + 1
         print(
             f"LLVM {compiler.llvm_version}, {compiler.engine_note}, {args.jobs} processes, seed {args.seed}, "
-            f"pass set {args.pass_set}; {len(sources)} units: "
+            f"pass set {args.pass_set}, objective {args.objective}; {len(sources)} units: "
             + ", ".join(f"{package} {n}" for package, n in counts.items()),
             flush=True,
         )

@@ -84,7 +84,7 @@ def test_a_toy_proposer_plugs_into_the_tuner_unchanged(tmp_path: Path, compiler:
     told = [outcome for _, outcomes in proposer.heard for outcome in outcomes]
     assert [outcome.pipeline for outcome in told] == list(FIXED)
     assert all(outcome.ok for outcome in told)
-    assert {outcome.pipeline: outcome.binary_size for outcome in told} == {p: stored[p] for p in FIXED}
+    assert {outcome.pipeline: outcome.size for outcome in told} == {p: stored[p] for p in FIXED}
     assert settings.identity()["proposer"] == {"proposer": "TenLists", "name": "ten fixed lists"}
 
 
@@ -117,5 +117,5 @@ def test_requests_and_outcomes_check_themselves() -> None:
     with pytest.raises(ValueError, match="count"):
         ProposalRequest(cast(Program, None), cast(PassSet, None), start=0, count=-1)
     with pytest.raises(ValueError, match="outcome ok only"):
-        Evaluated(pipeline="function(sroa)", outcome="timeout", binary_size=12)
-    assert not Evaluated(pipeline="function(sroa)", outcome="timeout", binary_size=None).ok
+        Evaluated(pipeline="function(sroa)", outcome="timeout", size=12)
+    assert not Evaluated(pipeline="function(sroa)", outcome="timeout", size=None).ok

@@ -61,7 +61,8 @@ def test_measure_table_and_json() -> None:
     table = run_cli("measure", CRC, "--passes", "module(default<Oz>)", env={"COLUMNS": "200"})
     assert table.returncode == 0 and "crc32.c" in table.stdout and "LLVM" in table.stdout
     record = json.loads(run_cli("measure", CRC, "--json").stdout)
-    assert set(record) == {"program", "file", "llvm_version", "unoptimized", "oz", "passes"}
+    assert set(record) == {"program", "file", "llvm_version", "objective", "unoptimized", "oz", "passes"}
+    assert record["objective"] == "binary-size"
     assert set(record["oz"]) == {"pipeline", "binary_size", "text", "data", "ir_instructions"}
     assert record["oz"]["binary_size"] < record["unoptimized"]["binary_size"]
 

@@ -31,12 +31,14 @@ from llm_compiler.autotune.minimize import eliminate_redundant, minimize
 from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.autotune.strategies import default_search
 from llm_compiler.core.compiler import Compiler, process_compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import EvaluationRow
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidPassList
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.safety import search_pass_set
 from llm_compiler.passes.searchable import PassSet
+from llm_compiler.passes.space import DEFAULT_SPACE
 from llm_compiler.selection import Candidate, Measurer, Policy, Selector, make_gate
 from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.selection.select import MAX_REJECTIONS
@@ -78,6 +80,10 @@ class TuneSettings:
         pass_set: What the search draws from: ``"safe"`` (the searchable set without
             the passes ``llm-compiler passes --audit`` saw break a program) or
             ``"full"`` (the paper's set).
+        objective: What the search minimizes (:mod:`llm_compiler.core.objective`); with
+            ``ir-instructions`` the search generates no code.
+        space: The search space (:mod:`llm_compiler.passes.space`): ``paper`` (flat lists
+            of the pass set's members), ``params``, ``nested`` or ``rich``.
     """
 
     seed: int = 0
@@ -99,10 +105,12 @@ class TuneSettings:
     proposer: Proposer | None = None
     max_rejections: int = MAX_REJECTIONS
     pass_set: str = "safe"
+    objective: Objective = DEFAULT_OBJECTIVE
+    space: str = DEFAULT_SPACE
 
     def search_pass_set(self, compiler: Compiler) -> PassSet:
-        """The passes the search draws from (see ``pass_set``)."""
-        return search_pass_set(compiler.toolchain, self.pass_set)
+        """The passes the search draws from (see ``pass_set``), as the search space ``space``."""
+        return search_pass_set(compiler.toolchain, self.pass_set, self.space)
 
     @property
     def search(self) -> Proposer:
@@ -131,6 +139,11 @@ class TuneSettings:
         }
         if self.max_rejections != MAX_REJECTIONS:
             identity["max_rejections"] = self.max_rejections
+        if self.space != DEFAULT_SPACE:
+            identity["space"] = self.space
+        if self.objective is not DEFAULT_OBJECTIVE:
+            # Only another objective is named, so stores written before objectives resume.
+            identity["objective"] = self.objective.value
         if self.search != RandomSearch(self.seed, self.max_length):
             # Only another search is named, so stores written before proposers resume.
             identity["proposer"] = self.search.identity()
@@ -152,14 +165,27 @@ class JobOutput:
 
 
 class JobEvaluator:
-    """Measures pass lists for one program, reusing and recording evaluations."""
+    """Measures pass lists for one program in one objective, reusing and recording
+    evaluations. With an objective that needs no object the IR is counted, not lowered."""
 
-    def __init__(self, compiler: Compiler, program: Program, known: Known, phase: str) -> None:
+    def __init__(
+        self,
+        compiler: Compiler,
+        program: Program,
+        known: Known,
+        phase: str,
+        objective: Objective = DEFAULT_OBJECTIVE,
+    ) -> None:
         self.compiler = compiler
         self.program = program
         self.known = dict(known)
         self.phase = phase
+        self.objective = objective
         self.new: list[EvaluationRow] = []
+
+    def value(self, row: EvaluationRow) -> float:
+        """The row's value in the objective (infinity for a failure)."""
+        return row.cost(self.objective)
 
     def evaluate(self, passes: PassList | None, mode: str = "exact") -> EvaluationRow:
         pipeline = passes.pipeline if passes is not None else ""
@@ -168,7 +194,11 @@ class JobEvaluator:
             return self.known[key]
         started = time.monotonic()
         try:
-            if mode == "stepwise" and passes is not None:
+            if not self.objective.needs_object:
+                # Counting is cheap: no prefix states needed, and the count is exact.
+                counted = self.compiler.count(self.program, passes)
+                measurement = None
+            elif mode == "stepwise" and passes is not None:
                 measurement = self.compiler.measure_stepwise(self.program, passes)
             else:
                 measurement = self.compiler.measure(self.program, passes)
@@ -179,16 +209,17 @@ class JobEvaluator:
         except CommandFailed as error:
             row = self._failure(pipeline, mode, "compile-fail", str(error), started)
         else:
+            found = measurement or counted
             row = EvaluationRow(
                 program_id=self.program.id,
                 pipeline=pipeline,
                 mode=mode,
                 outcome="ok",
-                binary_size=measurement.binary_size,
-                text=measurement.text,
-                data=measurement.data,
-                ir_instructions=measurement.ir_instructions,
-                output_hash=measurement.ir_hash,
+                binary_size=found.binary_size,
+                text=found.text,
+                data=found.data,
+                ir_instructions=found.ir_instructions,
+                output_hash=found.ir_hash,
                 seconds=time.monotonic() - started,
                 detail="",
                 phase=self.phase,
@@ -212,7 +243,7 @@ class JobEvaluator:
         """A cost function over lists of pipeline elements for the minimizers."""
 
         def cost(nodes: Sequence[PassNode]) -> float:
-            return self.evaluate(PassList(nodes) if nodes else None, mode).size
+            return self.value(self.evaluate(PassList(nodes) if nodes else None, mode))
 
         return cost
 
@@ -223,7 +254,7 @@ def search_chunk_job(
     """Evaluates the search proposer's lists ``start..stop-1`` (and, in the first chunk,
     the unoptimized input, -Oz and the ``extra_lists``), then tells the proposer how they did."""
     compiler = process_compiler(settings)
-    evaluator = JobEvaluator(compiler, program, known, "random")
+    evaluator = JobEvaluator(compiler, program, known, "random", settings.objective)
     if start == 0:
         evaluator.evaluate(None)
         evaluator.evaluate(compiler.passes(OZ_PIPELINE))  # the baseline, whoever proposes
@@ -240,7 +271,9 @@ def search_chunk_job(
     history: list[Evaluated] = []
     if proposer.adaptive:
         history = [
-            _evaluated(row) for row in evaluator.known.values() if row.mode == "exact" and row.pipeline
+            _evaluated(row, settings.objective)
+            for row in evaluator.known.values()
+            if row.mode == "exact" and row.pipeline
         ]
     index = start
     while index < stop:
@@ -250,7 +283,7 @@ def search_chunk_job(
         for passes in lists:
             if deadline is not None and index > 0 and time.monotonic() > deadline:
                 break
-            outcomes.append(_evaluated(evaluator.evaluate(passes)))
+            outcomes.append(_evaluated(evaluator.evaluate(passes), settings.objective))
             index += 1
         proposer.tell(program, outcomes)
         if len(outcomes) < count:
@@ -259,16 +292,20 @@ def search_chunk_job(
     return JobOutput(program_id=program.id, rows=evaluator.new)
 
 
-def _evaluated(row: EvaluationRow) -> Evaluated:
-    """What a proposer is told of one evaluation."""
-    size = int(row.size) if row.ok else None
-    return Evaluated(pipeline=row.pipeline, outcome=row.outcome, binary_size=size)
+def _evaluated(row: EvaluationRow, objective: Objective) -> Evaluated:
+    """What a proposer is told of one evaluation (its value in the run's objective)."""
+    cost = row.cost(objective)
+    ok = row.ok and cost != float("inf")
+    return Evaluated(
+        pipeline=row.pipeline, outcome=row.outcome if ok else "invalid", size=int(cost) if ok else None
+    )
 
 
-def best_row(rows: Sequence[EvaluationRow]) -> EvaluationRow | None:
-    """The smallest successful exact evaluation; ties go to the shorter pipeline text."""
-    ok = [r for r in rows if r.ok and r.mode == "exact" and r.pipeline]
-    return min(ok, key=lambda r: (r.size, len(r.pipeline), r.pipeline)) if ok else None
+def best_row(rows: Sequence[EvaluationRow], objective: Objective = DEFAULT_OBJECTIVE) -> EvaluationRow | None:
+    """The smallest successful exact evaluation in ``objective``; ties go to the shorter
+    pipeline text."""
+    ok = [r for r in rows if r.ok and r.mode == "exact" and r.pipeline and r.cost(objective) != float("inf")]
+    return min(ok, key=lambda r: (r.cost(objective), len(r.pipeline), r.pipeline)) if ok else None
 
 
 def _exact_minimum(evaluator: JobEvaluator, pipeline: str) -> tuple[list[PassNode], float]:
@@ -284,12 +321,12 @@ def minimize_job(settings: TuneSettings, program: Program, pipeline: str, known:
     removing any single pass from the returned list makes the program larger.
     """
     compiler = process_compiler(settings)
-    evaluator = JobEvaluator(compiler, program, known, "minimize")
+    evaluator = JobEvaluator(compiler, program, known, "minimize", settings.objective)
     start = evaluator.evaluate(compiler.passes(pipeline))
     vocabulary = [member[0] for member in compiler.pass_set.member_lists] if settings.insertion else []
     reduced, _ = minimize(list(parse_pipeline(pipeline)), evaluator.cost("stepwise"), vocabulary=vocabulary)
     confirmed, size = eliminate_redundant(reduced, evaluator.cost("exact")) if reduced else ([], float("inf"))
-    if not confirmed or size > start.size:
+    if not confirmed or size > evaluator.value(start):
         # Stepwise and whole-pipeline results disagreed; minimize exactly instead.
         confirmed, size = _exact_minimum(evaluator, pipeline)
     final = str(PassList(confirmed)) if confirmed else pipeline
@@ -298,7 +335,7 @@ def minimize_job(settings: TuneSettings, program: Program, pipeline: str, known:
         program_id=program.id,
         rows=evaluator.new,
         pipeline=final,
-        size=int(final_row.size),
+        size=int(evaluator.value(final_row)),
         extra={"length": len(confirmed)},
     )
 
@@ -308,11 +345,12 @@ def broadcast_job(
 ) -> JobOutput:
     """Tries the most common best lists on ``program``; keeps (and minimizes) an improvement."""
     compiler = process_compiler(settings)
-    evaluator = JobEvaluator(compiler, program, known, "broadcast")
+    evaluator = JobEvaluator(compiler, program, known, "broadcast", settings.objective)
     best = evaluator.evaluate(compiler.passes(current))
     for pipeline in lists:
         row = evaluator.evaluate(compiler.passes(pipeline))
-        if row.size < best.size or (row.size == best.size and len(pipeline) < len(best.pipeline)):
+        value, best_value = evaluator.value(row), evaluator.value(best)
+        if value < best_value or (value == best_value and len(pipeline) < len(best.pipeline)):
             best = row
     chosen = best.pipeline
     if chosen != current:
@@ -320,7 +358,9 @@ def broadcast_job(
         if nodes:
             chosen = str(PassList(nodes))
     row = evaluator.evaluate(compiler.passes(chosen))
-    return JobOutput(program_id=program.id, rows=evaluator.new, pipeline=chosen, size=int(row.size))
+    return JobOutput(
+        program_id=program.id, rows=evaluator.new, pipeline=chosen, size=int(evaluator.value(row))
+    )
 
 
 _SELECTORS: dict[TuneSettings, Selector] = {}
@@ -332,7 +372,9 @@ def selector_for(settings: TuneSettings) -> Selector:
     if settings not in _SELECTORS:
         compiler = process_compiler(settings)
         gate = make_gate(compiler, settings.suites, settings.user_check) if settings.validate else None
-        policy = Policy(validate=settings.validate, max_rejections=settings.max_rejections)
+        policy = Policy(
+            validate=settings.validate, max_rejections=settings.max_rejections, objective=settings.objective
+        )
         _SELECTORS[settings] = Selector(compiler, gate, policy)
     return _SELECTORS[settings]
 
@@ -349,7 +391,7 @@ def validate_job(
     (exactly), and the minimized list is kept when it also passes. Every rejection and
     repair is in ``extra["rejected"]`` with its replay command.
     """
-    evaluator = JobEvaluator(process_compiler(settings), program, known, "validate")
+    evaluator = JobEvaluator(process_compiler(settings), program, known, "validate", settings.objective)
     output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz)
     if not any(candidate.binary_size is not None and candidate.binary_size < oz for candidate in ranked):
         output.detail = "nothing beat -Oz; -Oz kept"
@@ -380,7 +422,10 @@ def _measurer(evaluator: JobEvaluator) -> Measurer:
 
     def measure(passes: PassList) -> tuple[int | None, str, str]:
         row = evaluator.evaluate(passes)
-        return (int(row.size), row.output_hash or "", "") if row.ok else (None, "", row.detail[:300])
+        value = evaluator.value(row)
+        if value == float("inf"):
+            return None, "", row.detail[:300] or f"no {evaluator.objective.value} value"
+        return int(value), row.output_hash or "", ""
 
     return measure
 
@@ -391,7 +436,7 @@ def _keep_shorter_if_it_passes(evaluator: JobEvaluator, selector: Selector, outp
     shorter = str(PassList(nodes)) if nodes else output.pipeline
     if shorter != output.pipeline and reduced_size <= output.size:
         row = evaluator.evaluate(evaluator.compiler.passes(shorter))
-        candidate = Candidate.measured(shorter, int(row.size), row.output_hash or "")
+        candidate = Candidate.measured(shorter, int(evaluator.value(row)), row.output_hash or "")
         again = selector.select(
             evaluator.program, [candidate], oz_size=output.size + 1, measure=_measurer(evaluator)
         )

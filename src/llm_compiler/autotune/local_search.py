@@ -11,7 +11,17 @@ biased towards the best), changed by one to three moves:
 * **delete** a pass;
 * **replace** a pass by one drawn from the set;
 * **swap** two neighbouring passes;
-* **crossover**: the start of one parent and the end of another.
+* **crossover**: the start of one parent and the end of another;
+
+and, in the richer search spaces (:mod:`llm_compiler.passes.space`):
+
+* **retune** (spaces with parameters): a pass replaced by another spelling of the same
+  pass (``function(sroa)`` -> ``function(sroa<preserve-cfg>)``);
+* **group** (spaces with groups): two neighbouring elements of the same pass manager
+  joined into one (``function(a),function(b,c)`` -> ``function(a,b,c)``; inside a
+  function group, ``loop(x),loop(y)`` -> ``loop(x,y)``), or a function group moved into
+  the ``cgscc(...)`` before it, so it runs on each SCC right after its inlining;
+* **ungroup**: a group split into one element per pass it holds.
 
 A share of each batch (``explore``, a quarter) is fresh random lists; when the best
 size has not improved for ``restart_after`` measurements that share rises to a half
@@ -23,6 +33,8 @@ lists.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +43,8 @@ from typing import Any, ClassVar
 from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
+from llm_compiler.passes.searchable import PassSet
+from llm_compiler.passes.space import has_groups, has_parameters, variants_of
 from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 
 
@@ -86,13 +100,14 @@ class LocalSearch(Proposer):
     ) -> PassList:
         """A list one to three moves away from a parent, not measured before (up to 30 tries)."""
         members = request.pass_set.member_lists
+        space = _Space.of(request.pass_set)
         top = ranked[: self.parents]
         child: list[PassNode] = []
         for _ in range(30):
             child = list(top[int(len(top) * rng.random() ** 2)])
             for _ in range(rng.choice((1, 1, 2, 3))):
-                child = _move(rng, child, members, top)
-            child = child[: self.max_length] or list(rng.choice(members))
+                child = _move(rng, child, members, top, space)
+            child = _within(child, self.max_length) or list(rng.choice(members))
             if str(PassList(child)) not in seen:
                 break
         return PassList(child)
@@ -113,14 +128,14 @@ def _ranked(history: Sequence[Evaluated]) -> list[tuple[PassNode, ...]]:
     """One list per measured size, smallest first (the shortest list of each size), so
     that parents differ in what they do, not only in how they are written."""
     ok = sorted(
-        (item for item in history if item.ok and item.binary_size is not None),
-        key=lambda item: (item.binary_size, len(item.pipeline), item.pipeline),
+        (item for item in history if item.ok and item.size is not None),
+        key=lambda item: (item.size, len(item.pipeline), item.pipeline),
     )
     seen: set[int | None] = set()
     ranked = []
     for item in ok:
-        if item.binary_size not in seen:
-            seen.add(item.binary_size)
+        if item.size not in seen:
+            seen.add(item.size)
             ranked.append(tuple(parse_pipeline(item.pipeline)))
     return ranked
 
@@ -129,11 +144,103 @@ def _stagnant(history: Sequence[Evaluated]) -> int:
     """Measurements since the best size last improved."""
     best, since = None, 0
     for item in history:
-        if item.ok and item.binary_size is not None and (best is None or item.binary_size < best):
-            best, since = item.binary_size, 0
+        if item.ok and item.size is not None and (best is None or item.size < best):
+            best, since = item.size, 0
         else:
             since += 1
     return since
+
+
+@dataclass(frozen=True)
+class _Space:
+    """What the moves may do in a pass set's search space."""
+
+    variants: dict[str, tuple[PassList, ...]]
+    groups: bool
+
+    @staticmethod
+    @functools.lru_cache(maxsize=8)
+    def of(pass_set: PassSet) -> _Space:
+        variants = variants_of(pass_set) if has_parameters(pass_set.space) else {}
+        return _Space(variants, has_groups(pass_set.space))
+
+
+def _within(nodes: list[PassNode], max_length: int) -> list[PassNode]:
+    """``nodes`` cut to ``max_length`` passes (counted inside groups too)."""
+    kept: list[PassNode] = []
+    total = 0
+    for node in nodes:
+        total += sum(1 for _ in node.leaves())
+        if total > max_length:
+            break
+        kept.append(node)
+    return kept
+
+
+def _single_leaf(node: PassNode) -> str | None:
+    leaves = list(node.leaves())
+    return leaves[0].name if len(leaves) == 1 else None
+
+
+def _joinable(first: PassNode, second: PassNode) -> bool:
+    if first.children is None or second.children is None:
+        return False
+    same = first.name == second.name and first.params == second.params
+    return same or (first.name == "cgscc" and second.name == "function")
+
+
+def _join(first: PassNode, second: PassNode) -> PassNode:
+    assert first.children is not None and second.children is not None
+    if first.name == second.name and first.params == second.params:
+        inner = _join_inside(first.children + second.children)
+        return PassNode(first.name, first.params, inner)
+    return PassNode(first.name, first.params, (*first.children, second))
+
+
+def _join_inside(children: tuple[PassNode, ...]) -> tuple[PassNode, ...]:
+    """Joins neighbouring loop groups of a function group (``loop(x),loop(y)`` -> ``loop(x,y)``)."""
+    joined: list[PassNode] = []
+    for child in children:
+        if joined and child.children is not None and child.name in ("loop", "loop-mssa"):
+            last = joined[-1]
+            if last.children is not None and (last.name, last.params) == (child.name, child.params):
+                joined[-1] = PassNode(last.name, last.params, last.children + child.children)
+                continue
+        joined.append(child)
+    return tuple(joined)
+
+
+def _group_moves(nodes: list[PassNode], space: _Space) -> list[str]:
+    moves = []
+    if space.variants and any(_single_leaf(node) in space.variants for node in nodes):
+        moves.append("retune")
+    if space.groups:
+        if any(_joinable(a, b) for a, b in itertools.pairwise(nodes)):
+            moves.append("group")
+        if any(node.children is not None and len(node.children) > 1 for node in nodes):
+            moves.append("ungroup")
+    return moves
+
+
+def _structural_move(rng: random.Random, move: str, nodes: list[PassNode], space: _Space) -> list[PassNode]:
+    """A retune, group or ungroup move (``move`` is one :func:`_group_moves` offered)."""
+    if move == "retune":
+        sites = [i for i, node in enumerate(nodes) if _single_leaf(node) in space.variants]
+        position = rng.choice(sites)
+        name = _single_leaf(nodes[position])
+        assert name is not None
+        others = [v for v in space.variants[name] if str(v) != str(nodes[position])]
+        return nodes[:position] + list(rng.choice(others)) + nodes[position + 1 :]
+    if move == "group":
+        sites = [i for i in range(len(nodes) - 1) if _joinable(nodes[i], nodes[i + 1])]
+        position = rng.choice(sites)
+        return [*nodes[:position], _join(nodes[position], nodes[position + 1]), *nodes[position + 2 :]]
+    sites = [i for i, node in enumerate(nodes) if node.children is not None and len(node.children) > 1]
+    position = rng.choice(sites)
+    group = nodes[position]
+    assert group.children is not None
+    split = [PassNode(group.name, group.params, (child,)) for child in group.children]
+    return nodes[:position] + split + nodes[position + 1 :]
 
 
 def _move(
@@ -141,9 +248,15 @@ def _move(
     nodes: list[PassNode],
     members: Sequence[PassList],
     parents: Sequence[tuple[PassNode, ...]],
+    space: _Space | None = None,
 ) -> list[PassNode]:
-    """One random move (insert, delete, replace, swap or crossover) on ``nodes``."""
+    """One random move (insert, delete, replace, swap or crossover, and in richer spaces
+    retune, group or ungroup) on ``nodes``."""
     moves = ["insert", "replace", "crossover"] + (["delete", "swap"] if len(nodes) > 1 else [])
+    structural = _group_moves(nodes, space) if space is not None else []
+    # The richer moves get as much weight together as the plain ones.
+    if structural and space is not None and rng.random() < 0.5:
+        return _structural_move(rng, rng.choice(structural), nodes, space)
     move = rng.choice(moves)
     position = rng.randrange(len(nodes) + (move == "insert")) if nodes else 0
     if move == "insert" or not nodes:

@@ -61,9 +61,9 @@ class _Session:
         return values + [self.empty_share / 2] * (length - len(values))
 
     def loss(self, item: Evaluated) -> float:
-        if not item.ok or item.binary_size is None:
+        if not item.ok or item.size is None:
             return FAILURE_LOSS
-        return item.binary_size / self.oz_size if self.oz_size else float(item.binary_size)
+        return item.size / self.oz_size if self.oz_size else float(item.size)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class NevergradSearch(Proposer):
         session = _Session(optimizer, members, self.empty_share)
         for item in request.history:
             if item.pipeline == OZ_PIPELINE and item.ok:
-                session.oz_size = item.binary_size
+                session.oz_size = item.size
         for item in request.history:
             vector = session.encode(item.pipeline, self.max_length)
             if vector is not None:

@@ -41,6 +41,7 @@ from llm_compiler.autotune.jobs import (
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, Job
 from llm_compiler.core.metrics import geometric_mean_improvement, total_improvement
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import EvaluationRow, Store
 from llm_compiler.corpus.program_set import ProgramSource
@@ -56,7 +57,8 @@ class ProgramResult:
     """The replayable outcome of tuning one program.
 
     ``best_pipeline`` is the exact ``opt -passes=`` text; ``best_size`` is what
-    ``opt -passes=<best_pipeline> | llc -filetype=obj`` gives with ``llvm_version``.
+    ``opt -passes=<best_pipeline> | llc -filetype=obj`` gives with ``llvm_version``,
+    in the run's ``objective`` (bytes of text + data by default; every ``*_size`` is).
     """
 
     program: str
@@ -75,6 +77,7 @@ class ProgramResult:
     failures: int = 0
     validation: str = ""
     rejected: tuple[dict[str, str], ...] = ()
+    objective: Objective = DEFAULT_OBJECTIVE
 
     @property
     def ok(self) -> bool:
@@ -86,7 +89,7 @@ class ProgramResult:
 
     @property
     def improvement_vs_oz(self) -> float:
-        """Fractional binary-size reduction relative to -Oz (0.05 = 5% smaller)."""
+        """Fractional reduction relative to -Oz in the objective (0.05 = 5% smaller)."""
         return 1.0 - self.best_size / self.oz_size if self.ok and self.oz_size else 0.0
 
     @property
@@ -103,7 +106,7 @@ class ProgramResult:
         culprits = ", ".join(entry.get("culprits", [])) or "none found"
         saving = 1.0 - int(entry["size"]) / self.oz_size if self.oz_size else 0.0
         return (
-            f"a list of {entry['size']} bytes ({saving:.1%} below -Oz) was not used: "
+            f"a list of {entry['size']} {self.objective.unit} ({saving:.1%} below -Oz) was not used: "
             f"{entry.get('check') or 'gate'} check, {entry['outcome']}: {str(entry['detail'])[:200]}; "
             f"passes to blame: {culprits}; lists rejected in all: {len(self.rejected)}"
         )
@@ -120,6 +123,7 @@ class ProgramResult:
             "llvm_version": self.llvm_version,
             "status": self.status,
             "detail": self.detail,
+            "objective": self.objective.value,
             "unoptimized_size": self.unoptimized_size,
             "oz_size": self.oz_size,
             "random_search_size": self.random_size,
@@ -145,6 +149,7 @@ class TuneReport:
     distinct_before_broadcast: int = 0
     distinct_after_broadcast: int = 0
     minimized_lengths: list[int] = field(default_factory=list)
+    objective: Objective = DEFAULT_OBJECTIVE
 
     @property
     def tuned(self) -> list[ProgramResult]:
@@ -156,7 +161,8 @@ class TuneReport:
 
     @property
     def total_improvement(self) -> float:
-        """The reduction of the tuned programs' summed bytes against their summed -Oz bytes."""
+        """The reduction of the tuned programs' summed sizes (bytes by default) against their
+        summed -Oz sizes."""
         return total_improvement([(p.oz_size, p.best_size) for p in self.tuned])
 
     @property
@@ -165,14 +171,17 @@ class TuneReport:
         return sum(lengths) / len(lengths) if lengths else 0.0
 
     def summary(self) -> dict[str, Any]:
-        """The ``summary.json`` document."""
+        """The ``summary.json`` document (sizes in ``objective``'s ``unit``)."""
+        oz_total, best_total = sum(p.oz_size for p in self.tuned), sum(p.best_size for p in self.tuned)
+        totals = {f"oz_{self.objective.unit}": oz_total, f"best_{self.objective.unit}": best_total}
         return {
             "llvm_version": self.llvm_version,
             "engine": self.engine,
+            "objective": self.objective.value,
+            "unit": self.objective.unit,
             "geomean_improvement_vs_oz": self.geomean_improvement,
             "total_improvement_vs_oz": self.total_improvement,
-            "oz_bytes": sum(p.oz_size for p in self.tuned),
-            "best_bytes": sum(p.best_size for p in self.tuned),
+            **totals,
             "programs_improved": sum(p.improved for p in self.tuned),
             "programs_tuned": len(self.tuned),
             "mean_minimized_length": self.mean_minimized_length,
@@ -282,11 +291,16 @@ class Tuner:
 
     def _follow(self, rows: Sequence[EvaluationRow]) -> None:
         for row in rows:
-            if row.ok and row.mode == "exact" and row.pipeline:
+            value = self._value(row)
+            if row.mode == "exact" and row.pipeline and value != float("inf"):
                 if row.pipeline == OZ_PIPELINE:
-                    self._oz_sizes[row.program_id] = int(row.size)
+                    self._oz_sizes[row.program_id] = int(value)
                 best = self._best_sizes.get(row.program_id)
-                self._best_sizes[row.program_id] = int(row.size) if best is None else min(best, int(row.size))
+                self._best_sizes[row.program_id] = int(value) if best is None else min(best, int(value))
+
+    def _value(self, row: EvaluationRow) -> float:
+        """A row's value in the run's objective (infinity for a failure)."""
+        return row.cost(self.settings.objective)
 
     def _note(self) -> str:
         pairs = [(oz, min(oz, self._best_sizes[p])) for p, oz in self._oz_sizes.items()]
@@ -327,9 +341,9 @@ class Tuner:
         self._run_jobs(settings.search.name, jobs, lambda output: None)
         for program in programs:
             rows = list(self._known(program).values())
-            best = best_row([r for r in rows if r.phase == "random"])
+            best = best_row([r for r in rows if r.phase == "random"], self.settings.objective)
             if best is not None:
-                self.store.set_result(program.id, "random", best.pipeline, int(best.size))
+                self.store.set_result(program.id, "random", best.pipeline, int(self._value(best)))
 
     def _oz(self, program: Program) -> EvaluationRow:
         return self._known(program)[(OZ_PIPELINE, "exact")]
@@ -339,7 +353,12 @@ class Tuner:
         for program in programs:
             random_best = self.store.result(program.id, "random")
             oz = self._oz(program)
-            if random_best is None or not oz.ok or random_best[1] >= oz.size or not self.settings.minimize:
+            if (
+                random_best is None
+                or not oz.ok
+                or random_best[1] >= self._value(oz)
+                or not self.settings.minimize
+            ):
                 continue
             job: Job = (minimize_job, (self.settings, program, random_best[0], self._known(program)))
             jobs.append((f"minimize:{program.id}", job, 1))
@@ -352,7 +371,7 @@ class Tuner:
         for program in programs:
             result = self.store.result(program.id, "minimize") or self.store.result(program.id, "random")
             oz = self._oz(program)
-            if result is not None and oz.ok and result[1] < oz.size:
+            if result is not None and oz.ok and result[1] < self._value(oz):
                 minimized[program.id] = result[0]
         return minimized
 
@@ -360,8 +379,8 @@ class Tuner:
         before = len(set(minimized.values()))
         if self.settings.broadcast <= 0 or not minimized:
             for program_id, pipeline in minimized.items():
-                size = self.store.evaluations(program_id, self.llvm_version)[(pipeline, "exact")].size
-                self.store.set_result(program_id, "broadcast", pipeline, int(size))
+                row = self.store.evaluations(program_id, self.llvm_version)[(pipeline, "exact")]
+                self.store.set_result(program_id, "broadcast", pipeline, int(self._value(row)))
             return before, before
         counts = Counter(minimized.values())
         common = [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
@@ -388,11 +407,15 @@ class Tuner:
     def _ranked(self, program: Program) -> list[Candidate]:
         """Every measured list of the program, smallest first; the minimized or
         broadcast choice first among equals of its size."""
-        rows = [r for r in self._known(program).values() if r.ok and r.mode == "exact" and r.pipeline]
+        rows = [
+            r
+            for r in self._known(program).values()
+            if r.mode == "exact" and r.pipeline and self._value(r) != float("inf")
+        ]
         chosen = self.store.result(program.id, "broadcast") or self.store.result(program.id, "minimize")
         preferred = chosen[0] if chosen is not None else ""
-        rows.sort(key=lambda r: (r.size, r.pipeline != preferred, len(r.pipeline), r.pipeline))
-        return [Candidate.measured(r.pipeline, int(r.size), r.output_hash or "") for r in rows]
+        rows.sort(key=lambda r: (self._value(r), r.pipeline != preferred, len(r.pipeline), r.pipeline))
+        return [Candidate.measured(r.pipeline, int(self._value(r)), r.output_hash or "") for r in rows]
 
     def _validate_phase(self, programs: list[Program]) -> None:
         jobs = []
@@ -400,7 +423,13 @@ class Tuner:
             oz = self._oz(program)
             if not oz.ok:
                 continue
-            arguments = (self.settings, program, self._ranked(program), int(oz.size), self._known(program))
+            arguments = (
+                self.settings,
+                program,
+                self._ranked(program),
+                int(self._value(oz)),
+                self._known(program),
+            )
             job: Job = (validate_job, arguments)
             jobs.append((f"validate:{program.id}", job, 1))
 
@@ -440,13 +469,14 @@ class Tuner:
             distinct_before_broadcast=distinct_before,
             distinct_after_broadcast=distinct_after,
             minimized_lengths=lengths,
+            objective=self.settings.objective,
         )
 
     def _program_result(self, entry: dict[str, Any]) -> ProgramResult:
         program_id = entry["program_id"]
         rows = self.store.evaluations(program_id, self.llvm_version)
         oz = rows.get((OZ_PIPELINE, "exact"))
-        if oz is None or not oz.ok:
+        if oz is None or self._value(oz) == float("inf"):
             detail = oz.detail if oz is not None else "not measured"
             return ProgramResult(
                 program=entry["name"],
@@ -465,13 +495,15 @@ class Tuner:
         if final is not None:
             verdict = json.loads(final[2])
         unoptimized = rows.get(("", "exact"))
-        oz_size = int(oz.size)
+        oz_size = int(self._value(oz))
         return ProgramResult(
             program=entry["name"],
             program_id=program_id,
             llvm_version=self.llvm_version,
             status="ok",
-            unoptimized_size=int(unoptimized.size) if unoptimized is not None and unoptimized.ok else 0,
+            unoptimized_size=int(self._value(unoptimized))
+            if unoptimized is not None and self._value(unoptimized) != float("inf")
+            else 0,
             oz_size=oz_size,
             random_size=size("random", oz_size),
             minimized_size=size("minimize", size("random", oz_size)),
@@ -482,6 +514,7 @@ class Tuner:
             failures=sum(1 for r in rows.values() if not r.ok),
             validation=verdict["validation"],
             rejected=tuple(verdict["rejected"]),
+            objective=self.settings.objective,
         )
 
 

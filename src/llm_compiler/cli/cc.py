@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.driver.arguments import split_launcher
 from llm_compiler.driver.cc import Driver, DriverOptions
 from llm_compiler.driver.choose import Chooser, FirstOf, OzOnly, TunedResults
@@ -46,6 +47,7 @@ driver options (only before the first compiler argument; each also an environmen
   --log FILE      LLM_COMPILER_CC_LOG   append one JSON line per unit (list, origin, sizes, fallback)
   --predictor SPEC LLM_COMPILER_PREDICTOR  builtin (default), builtin:k=N, builtin:PATH, or none
   --oz            LLM_COMPILER_OZ=1     never optimize beyond -Oz (a baseline build)
+  --objective NAME LLM_COMPILER_OBJECTIVE  binary-size (default, .text + .data) or text-size (.text)
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
 The build's -O levels are ignored: the driver decides the optimization. Give absolute
 paths when the build changes directory (recursive make). A unit's tuned list is found
@@ -68,6 +70,7 @@ ENVIRONMENT = {
     "--log": "LLM_COMPILER_CC_LOG",
     "--predictor": "LLM_COMPILER_PREDICTOR",
     "--oz": "LLM_COMPILER_OZ",
+    "--objective": "LLM_COMPILER_OBJECTIVE",
 }
 
 
@@ -116,6 +119,7 @@ def parse_driver_options(
         log=path("--log"),
         oz=given.get("--oz", "0") not in ("", "0"),
         predictor=given.get("--predictor") or "builtin",
+        objective=Objective.parse(given.get("--objective") or DEFAULT_OBJECTIVE),
     )
     return options, list(arguments[index:])
 
@@ -135,7 +139,7 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
         choosers.append(TunedResults(options.results))
     if options.predictor != "none":
         check_spec(options.predictor)  # a malformed or unknown spec fails here, not unit by unit
-        choosers.append(Predicted(compiler, options.predictor))
+        choosers.append(Predicted(compiler, options.predictor, objective=options.objective))
     return choosers
 
 
@@ -168,6 +172,7 @@ def main(command: str, arguments: Sequence[str]) -> int:
             save_ir=options.save_ir,
             log=options.log,
             compiler=compiler,
+            objective=options.objective,
         )
         return driver.run(rest)
     except LlmCompilerError as error:

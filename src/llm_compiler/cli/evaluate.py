@@ -16,13 +16,16 @@ from llm_compiler.cli.evaluate_tasks import add_parsers as add_task_parsers
 from llm_compiler.cli.options import (
     add_execution_options,
     add_model_options,
+    add_objective_option,
     add_program_arguments,
     make_compiler,
     make_executor,
     model_from_args,
+    objective_from,
     program_set,
     run_dir,
 )
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE
 from llm_compiler.errors import InvalidInput
 from llm_compiler.evaluation.flag_tuning import FlagTuningHarness, Row, summarize, system_kind
 from llm_compiler.files import RunDir, atomic_write_text
@@ -79,6 +82,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--suite", action="append", default=[], metavar="NAME", help="PassListEval suites (default: builtin)"
     )
     flags.add_argument("--seed", type=int, default=0, help="the autotuner's seed (default: 0)")
+    add_objective_option(flags)
     flags.add_argument(
         "--budget-tokens",
         type=int,
@@ -128,6 +132,9 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         "max_tokens": args.max_tokens,
         "llvm_version": compiler.llvm_version,
     }
+    objective = objective_from(args)
+    if objective is not DEFAULT_OBJECTIVE:  # only another objective is named: older runs resume
+        identity["objective"] = objective.value
     out = run_dir(args, identity)
     rows = [Row.from_json(r) for r in out.records()] if out else []
     done = {(row.unit, row.system) for row in rows}
@@ -139,6 +146,7 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         engine=compiler.engine,
         suites=tuple(args.suite) or ("builtin",),
         proposer=make_search(None, compiler, args.seed),
+        objective=objective,
     )
     optimize_settings = OptimizeSettings(
         samples=args.samples,

@@ -11,18 +11,25 @@ from rich.console import Console
 from rich.table import Table
 
 from llm_compiler.cli.options import (
+    add_objective_option,
     add_pass_list_option,
     add_program_arguments,
     make_compiler,
+    objective_from,
     program_set,
     user_pass_list,
 )
+from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import Objective
+from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.passes.pipeline import PassList
 
 EXAMPLES = """examples:
   llm-compiler measure examples/crc32.c
   llm-compiler measure examples/ --passes 'module(default<Oz>),function(sroa)'
   llm-compiler measure build/compile_commands.json --json > sizes.jsonl
   llm-compiler measure prog.ll --passes 'function(loop-mssa(licm<allowspeculation>))'
+  llm-compiler measure examples/ --objective ir-instructions   # no code generation
 """
 
 
@@ -42,10 +49,12 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     add_program_arguments(parser)
     add_pass_list_option(parser, "an opt -passes= pipeline to measure too", adapt=True)
     parser.add_argument("--json", action="store_true", help="one JSON object per program on stdout")
+    add_objective_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    objective = objective_from(args)
     compiler = make_compiler(args)
     passes = user_pass_list(compiler, args.passes, args.passes_from_llvm) if args.passes else None
     records = []
@@ -55,36 +64,62 @@ def run(args: argparse.Namespace) -> int:
             "program": source.name,
             "file": str(source.path),
             "llvm_version": compiler.llvm_version,
-            "unoptimized": compiler.measure(program).to_json(),
-            "oz": compiler.measure_oz(program).to_json(),
-            "passes": compiler.measure(program, passes).to_json() if passes else None,
+            "objective": objective.value,
+            "unoptimized": _measured(compiler, program, None, objective),
+            "oz": _measured(compiler, program, compiler.passes(OZ_PIPELINE), objective),
+            "passes": _measured(compiler, program, passes, objective) if passes else None,
         }
         if args.json:
             sys.stdout.write(json.dumps(record) + "\n")
             sys.stdout.flush()
         records.append(record)
     if not args.json:
-        _print_table(records, compiler.llvm_version, str(passes) if passes else None)
+        _print_table(records, compiler.llvm_version, str(passes) if passes else None, objective)
     return 0
 
 
-def _print_table(records: list[dict[str, Any]], llvm_version: str, pipeline: str | None) -> None:
-    table = Table(title=f"Code size (LLVM {llvm_version}; binary = .text + .data bytes)")
+def _measured(
+    compiler: Compiler, program: Program, passes: PassList | None, objective: Objective
+) -> dict[str, Any]:
+    """The JSON of one measurement; with an objective that needs no object, the IR is
+    counted and the object sizes are null."""
+    if objective.needs_object:
+        return compiler.measure(program, passes).to_json()
+    counted = compiler.count(program, passes)
+    return {
+        "pipeline": counted.pipeline,
+        "binary_size": None,
+        "text": None,
+        "data": None,
+        "ir_instructions": counted.ir_instructions,
+    }
+
+
+_FIELD = {"binary-size": "binary_size", "text-size": "text", "ir-instructions": "ir_instructions"}
+
+
+def _print_table(
+    records: list[dict[str, Any]], llvm_version: str, pipeline: str | None, objective: Objective
+) -> None:
+    title = "binary = .text + .data bytes" if objective.needs_object else "no code generated"
+    table = Table(title=f"Code size (LLVM {llvm_version}; {title}; compared in {objective.description})")
     table.add_column("program", overflow="ellipsis", no_wrap=True)
     columns = [("unoptimized", "unopt"), ("oz", "-Oz")]
     if pipeline:
         columns.append(("passes", "passes"))
     for _, label in columns:
-        table.add_column(f"{label}\nbinary", justify="right")
+        if objective.needs_object:
+            table.add_column(f"{label}\nbinary", justify="right")
         table.add_column(f"{label}\nIR inst", justify="right")
     if pipeline:
-        table.add_column("smaller\nthan -Oz", justify="right")
+        table.add_column(f"smaller\nthan -Oz\n({objective.value})", justify="right")
     for record in records:
         row = [record["program"]]
         for key, _ in columns:
-            row += [str(record[key]["binary_size"]), str(record[key]["ir_instructions"])]
+            row += [str(record[key]["binary_size"])] if objective.needs_object else []
+            row.append(str(record[key]["ir_instructions"]))
         if pipeline:
-            oz, mine = record["oz"]["binary_size"], record["passes"]["binary_size"]
+            oz, mine = record["oz"][_FIELD[objective.value]], record["passes"][_FIELD[objective.value]]
             row.append(f"{(oz - mine) / oz:+.1%}" if oz else "n/a")
         table.add_row(*row)
     console = Console()

@@ -15,15 +15,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from llm_compiler.cli.options import (
     add_model_options,
+    add_objective_option,
     add_program_arguments,
     make_compiler,
     model_from_args,
+    objective_from,
     program_set,
     run_dir,
 )
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.metrics import gains_text
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput
@@ -37,7 +40,7 @@ from llm_compiler.models.optimize import (
 )
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import parse_spec as parse_model_spec
-from llm_compiler.selection import make_gate
+from llm_compiler.selection import Policy, make_gate
 from llm_compiler.selection.registry import check_spec, is_proposer_spec
 
 EXAMPLES = """examples:
@@ -113,6 +116,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="PassListEval suite a list must pass: builtin (default), csmith[:N], humaneval-x:PATH",
     )
     group.add_argument("--check", metavar="CMD", help="shell command a list must pass (as tune's --check)")
+    add_objective_option(group)
     out = parser.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="the kept result of the one unit given")
     out.add_argument(
@@ -139,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         check_spec(args.model)
     else:
         parse_model_spec(args.model)
+    objective = objective_from(args)
     compiler = make_compiler(args)
     sources = list(program_set(args))
     if not sources:
@@ -160,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
         "suites": args.suite or ["builtin"],
         "check": args.check,
     }
+    if objective is not DEFAULT_OBJECTIVE:  # only another objective is named: older runs resume
+        identity["objective"] = objective.value
     folder = run_dir(args, identity)
     out = folder.path if folder else None
     done = {record["unit"]: record for record in folder.records()} if folder else {}
@@ -180,15 +187,18 @@ def run(args: argparse.Namespace) -> int:
         gate = make_gate(compiler, args.suite, args.check)
         jobs = max(1, args.jobs)
         if is_proposer_spec(args.model):
-            optimizer: ListOptimizer = proposer_optimizer(compiler, gate, args.model, jobs)
+            optimizer: ListOptimizer = proposer_optimizer(
+                compiler, gate, args.model, jobs, objective=objective
+            )
             results += _run(optimizer, todo, compiler, args, folder, console)
         else:
             with model_from_args(args) as model:
-                optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=jobs)
+                policy = Policy(jobs=jobs, objective=objective)
+                optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=jobs, policy=policy)
                 results += _run(optimizer, todo, compiler, args, folder, console)
     records = [r.to_json() if isinstance(r, UnitResult) else r for r in results]
     if not args.json:
-        _print(Console(), records)
+        _print(Console(), records, objective)
     return 0
 
 
@@ -251,7 +261,7 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_")[-120:] or "unit"
 
 
-def _print(console: Console, records: list[dict[str, Any]]) -> None:
+def _print(console: Console, records: list[dict[str, Any]], objective: Objective) -> None:
     rows = [
         (
             record["unit"],
@@ -263,7 +273,7 @@ def _print(console: Console, records: list[dict[str, Any]]) -> None:
         for record in records
     ]
     table = results_table(
-        "Pass lists (binary = .text + .data bytes; -Oz kept when no list validated)",
+        f"Pass lists ({objective.description}; -Oz kept when no list validated)",
         "unit", ("-Oz", "kept", "vs -Oz"), "pass list, or why -Oz", rows, console.width,
     )  # fmt: skip
     console.print(table, markup=False)
@@ -278,7 +288,7 @@ def _print(console: Console, records: list[dict[str, Any]]) -> None:
     reasons = Counter(record["fallback"] for record in records if record["fallback"])
     improved = sum(1 for record in records if record["binary_size"] < record["oz_size"])
     console.print(
-        gains_text([(record["oz_size"], record["binary_size"]) for record in records])
+        gains_text([(record["oz_size"], record["binary_size"]) for record in records], objective)
         + f"; units improved: {improved}/{len(records)}"
         + ("; -Oz kept: " + ", ".join(f"{n} {why}" for why, n in reasons.most_common()) if reasons else ""),
         highlight=False,

@@ -14,6 +14,8 @@
   standard error; :mod:`llm_compiler.passes.versions`).
 * :func:`add_model_options`: ``--model SPEC``, sampling and the backends' settings;
   :func:`model_from_args` loads the model (importing only its backend).
+* :func:`add_objective_option`: ``--objective`` (what "smaller" means; binary size by
+  default), read with :func:`objective_from`.
 
 ``--jobs N`` means the same everywhere: N processes compile at once (pool workers for
 ``tune`` and ``data``, in-process compile workers for ``measure``, ``validate`` and
@@ -33,6 +35,7 @@ from rich.console import Console
 from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
 from llm_compiler.core.engines import Engine
 from llm_compiler.core.executors import DaskExecutor, Executor, InlineExecutor, LocalExecutor
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.corpus.store import SPLITS
 from llm_compiler.errors import InvalidInput
@@ -144,6 +147,35 @@ def make_executor(args: argparse.Namespace) -> Executor:
     if args.jobs <= 1:
         return InlineExecutor()
     return LocalExecutor(args.jobs)
+
+
+def add_objective_option(
+    parser: argparse.ArgumentParser, choices: tuple[Objective, ...] = tuple(Objective)
+) -> None:
+    """``--objective NAME``: what the command minimizes (default: binary size, the paper's)."""
+    names = ", ".join(objective.value for objective in choices)
+    parser.add_argument(
+        "--objective",
+        default=DEFAULT_OBJECTIVE.value,
+        metavar="NAME",
+        help=f"what smaller means: {names} (default: {DEFAULT_OBJECTIVE.value}, .text + .data bytes; "
+        "ir-instructions counts the optimized IR and generates code only for the lists it validates)",
+    )
+    parser.set_defaults(objective_choices=choices)
+
+
+def objective_from(args: argparse.Namespace) -> Objective:
+    """The objective ``--objective`` names.
+
+    Raises:
+        InvalidInput: An unknown name, or one this command does not offer.
+    """
+    objective = Objective.parse(args.objective)
+    choices = getattr(args, "objective_choices", tuple(Objective))
+    if objective not in choices:
+        names = ", ".join(choice.value for choice in choices)
+        raise InvalidInput(f"--objective {objective.value} is not offered here; choose one of {names}.")
+    return objective
 
 
 def add_pass_list_option(

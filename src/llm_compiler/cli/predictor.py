@@ -11,7 +11,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from llm_compiler.cli.options import add_execution_options, make_compiler, make_executor
+from llm_compiler.cli.options import (
+    add_execution_options,
+    add_objective_option,
+    make_compiler,
+    make_executor,
+    objective_from,
+)
 from llm_compiler.files import atomic_write_text
 from llm_compiler.predictor.dataset import CANDIDATES, POOL_SIZE, build_training_data
 from llm_compiler.predictor.ranker import fit, load
@@ -62,6 +68,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="K",
         help=f"lists the predictor ranks, chosen from the pool (default: {CANDIDATES})",
     )
+    add_objective_option(train)
     add_execution_options(train)
     train.set_defaults(run=run_train)
     show = actions.add_parser("show", parents=[common], help="a predictor's manifest and held-out figures")
@@ -70,6 +77,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    objective = objective_from(args)
     compiler = make_compiler(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -90,6 +98,7 @@ def run_train(args: argparse.Namespace) -> int:
                 candidates=args.candidates,
                 executor=executor,
                 progress=advance,
+                objective=objective,
             )
             progress.update(task, description="choosing the ranker on held-out packages", total=None)
             ranker = fit(data, compiler)

@@ -19,11 +19,13 @@ from llm_compiler.autotune.tuner import TuneProgress, Tuner, TuneReport
 from llm_compiler.cli.options import (
     add_execution_options,
     add_model_options,
+    add_objective_option,
     add_pass_list_option,
     add_program_arguments,
     make_compiler,
     make_executor,
     model_from_args,
+    objective_from,
     program_set,
     user_pass_list,
 )
@@ -35,6 +37,7 @@ from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 from llm_compiler.passes.safety import PASS_SET_CHOICES
+from llm_compiler.passes.space import DEFAULT_SPACE, SPACES
 from llm_compiler.predictor.search import PREDICTED_FIRST, make_search
 from llm_compiler.selection import MAX_REJECTIONS
 
@@ -95,11 +98,20 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="passes the search draws from: safe (default: leaves out passes `llm-compiler passes --audit` "
         "saw break a program) or full (LLM Compiler's whole set)",
     )
+    search.add_argument(
+        "--space",
+        choices=SPACES,
+        default=DEFAULT_SPACE,
+        help="what lists may hold: paper (default: flat lists of the set's passes at their default "
+        "parameters), params (also each pass's parameter variants, derived from opt), nested (also "
+        "grouped pass managers such as function(a,b) and cgscc(inline,function(...))), rich (both)",
+    )
     search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
     add_pass_list_option(
         search, "also evaluate this pass list on every program (repeatable)", repeatable=True, adapt=True
     )
+    add_objective_option(search)
     search.add_argument("--no-minimize", action="store_true", help="skip minimization")
     search.add_argument(
         "--insertion-search", action="store_true", help="add insertion search to minimization (slow)"
@@ -196,6 +208,8 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
         proposer=make_search(args.search, compiler, args.seed, args.max_length),
         max_rejections=max(1, args.max_rejections),
         pass_set=args.pass_set,
+        space=args.space,
+        objective=objective_from(args),
     )
 
 
@@ -323,7 +337,7 @@ def _print_report(console: Console, report: TuneReport) -> None:
         for result in report.programs
     ]  # fmt: skip
     table = results_table(
-        f"Tuning results (LLVM {report.llvm_version}; binary = .text + .data bytes)",
+        f"Tuning results (LLVM {report.llvm_version}; {report.objective.description})",
         "program", ("-Oz", "best", "vs -Oz", "passes"), "best pass list", rows, console.width,
     )  # fmt: skip
     console.print(table, markup=False)
@@ -338,7 +352,7 @@ def _print_report(console: Console, report: TuneReport) -> None:
     failed = len(report.programs) - len(report.tuned)
     improved = sum(result.improved for result in report.tuned)
     console.print(
-        gains_text([(result.oz_size, result.best_size) for result in report.tuned])
+        gains_text([(result.oz_size, result.best_size) for result in report.tuned], report.objective)
         + f"; programs improved: {improved}/{len(report.tuned)}"
         + (f" ({failed} could not be tuned)" if failed else "")
         + f"; mean minimized list length: {report.mean_minimized_length:.2f} passes (LLM Compiler: 3.84); "

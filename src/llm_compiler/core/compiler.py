@@ -27,7 +27,8 @@ in-memory cache keyed by (program id, pipeline), and every later request for tha
 object (the target's link check, its run, the user's check) and every measurement of
 that pair reuse it. ``fresh=True`` compiles anew all the same: the selection layer's
 determinism check compares a second, independent compile with the first.
-:attr:`Compiler.counts` counts engine compiles and cache hits.
+:attr:`Compiler.counts` counts engine compiles, IR counts without code generation
+(:meth:`Compiler.count`, for the ``ir-instructions`` objective) and cache hits.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ from llm_compiler.core.engines import (
     SubprocessEngine,
     run_llc,
 )
-from llm_compiler.core.program import OZ_PIPELINE, CompileResult, Measurement, Program
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
+from llm_compiler.core.program import OZ_PIPELINE, CompileResult, IRCount, Measurement, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput, ToolchainError
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.passes.searchable import PassSet, load_pass_set
@@ -299,6 +301,44 @@ class Compiler:
     def measure(self, program: Program, passes: PassList | None = None) -> Measurement:
         """Measures ``program`` after ``passes`` (None: the unoptimized input)."""
         return self.compile(program, passes).measurement
+
+    def count(self, program: Program, passes: PassList | None = None) -> IRCount:
+        """Counts the instructions of ``program`` after ``passes``, generating no code
+        (what an ``ir-instructions`` search measures; several times cheaper than
+        :meth:`measure` on large units). An object compiled before for the pair gives
+        its count without a compile.
+
+        Raises:
+            InvalidPassList: The list fails the searchable-set gate.
+            CommandFailed: LLVM rejected the list or crashed on this program.
+            CompileTimeout: LLVM ran past the time limit.
+        """
+        pipeline = self.check(passes)
+        key = (program.id, pipeline)
+        with self._objects_lock:
+            cached = self._objects.get(key)
+            if cached is not None:
+                self.counts["object-cache-hits"] += 1
+                found = cached.measurement
+                return IRCount(pipeline, found.ir_instructions, found.llvm_version, found.ir_hash)
+            self.counts["counts"] += 1
+            self.counts[f"compiles:{program.id}"] += 1
+        return self._engine.count(program, pipeline, self._replay(program, pipeline))
+
+    def value(
+        self, program: Program, passes: PassList | None, objective: Objective = DEFAULT_OBJECTIVE
+    ) -> tuple[int, str]:
+        """The ``objective``'s value of ``program`` after ``passes`` and the optimized-IR
+        hash, generating code only when the objective needs it.
+
+        Raises:
+            InvalidPassList, CommandFailed, CompileTimeout: As :meth:`compile`.
+        """
+        if objective.needs_object:
+            measurement = self.measure(program, passes)
+            return objective.of(measurement), measurement.ir_hash
+        counted = self.count(program, passes)
+        return counted.ir_instructions, counted.ir_hash
 
     def measure_oz(self, program: Program) -> Measurement:
         """Measures ``program`` under ``default<Oz>``, the baseline of LLM Compiler."""

@@ -20,7 +20,7 @@ import enum
 from collections.abc import Collection
 from typing import Protocol
 
-from llm_compiler.core.program import CompileResult, Measurement, Program
+from llm_compiler.core.program import CompileResult, IRCount, Measurement, Program
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
@@ -69,6 +69,10 @@ class CompileEngine(Protocol):
         self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
     ) -> CompileResult:
         """The same, running top-level elements one at a time (prefix states reused)."""
+        ...
+
+    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+        """Applies ``pipeline`` (None: none) and counts the optimized IR; no code generation."""
         ...
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
@@ -125,14 +129,7 @@ class SubprocessEngine:
     def compile(
         self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
     ) -> CompileResult:
-        ir = program.ir
-        if pipeline is not None:
-            ir = run_command(
-                [self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"],
-                timeout=self.timeout,
-                input=program.ir.encode(),
-                subject=subject(program, pipeline),
-            ).stdout_text
+        ir = self._optimized(program, pipeline)
         obj = self._llc(ir, "obj", program.name)
         assembly = None
         if "asm" in outputs:
@@ -143,6 +140,20 @@ class SubprocessEngine:
             assembly=assembly,
             obj=obj if "obj" in outputs else None,
         )
+
+    def _optimized(self, program: Program, pipeline: str | None) -> str:
+        if pipeline is None:
+            return program.ir
+        return run_command(
+            [self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"],
+            timeout=self.timeout,
+            input=program.ir.encode(),
+            subject=subject(program, pipeline),
+        ).stdout_text
+
+    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+        ir = self._optimized(program, pipeline)
+        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir))
 
     def compile_stepwise(
         self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
@@ -216,6 +227,12 @@ class InProcessEngine:
             use_cache=use_cache,
         )
         return self._result(evaluation, pipeline)
+
+    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+        count, digest = self.pool.count(
+            program.id, program.ir, pipeline, subject=subject(program, pipeline), replay=replay
+        )
+        return IRCount(pipeline, count, self.toolchain.version, digest)
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         return self._result(self.pool.lower(ir, subject=name, replay=replay), pipeline).measurement

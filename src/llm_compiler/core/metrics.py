@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
+
 
 def geometric_mean_improvement(pairs: Sequence[tuple[int, int]]) -> float:
     """Geometric-mean binary-size reduction over -Oz (LLM Compiler's headline metric).
@@ -40,8 +42,9 @@ def total_improvement(pairs: Sequence[tuple[int, int]]) -> float:
     return 1.0 - sum(size for _, size in counted) / total_oz if total_oz else 0.0
 
 
-def gains_text(pairs: Sequence[tuple[int, int]]) -> str:
-    """The two headline figures as one line of text: the geomean, then the total bytes.
+def gains_text(pairs: Sequence[tuple[int, int]], objective: Objective = DEFAULT_OBJECTIVE) -> str:
+    """The two headline figures as one line of text: the geomean, then the total bytes
+    (or the total of ``objective``'s unit).
 
     Example:
         >>> gains_text([(1000, 990), (100, 50)])
@@ -51,7 +54,8 @@ def gains_text(pairs: Sequence[tuple[int, int]]) -> str:
     total = total_improvement(counted)
     direction = "smaller" if total >= 0 else "larger"
     return (
-        f"geomean binary-size reduction vs -Oz: {geometric_mean_improvement(counted):.2%}; total bytes: "
+        f"geomean {objective.value} reduction vs -Oz: {geometric_mean_improvement(counted):.2%}; "
+        f"total {objective.unit}: "
         f"{sum(size for _, size in counted):,} vs {sum(oz for oz, _ in counted):,} at -Oz "
         f"({abs(total):.2%} {direction})"
     )

@@ -102,6 +102,30 @@ class Measurement:
 
 
 @dataclass(frozen=True)
+class IRCount:
+    """The instruction count of one program after one pipeline, with no code generated.
+
+    What an ``ir-instructions`` search measures (:mod:`llm_compiler.core.objective`):
+    the pipeline runs and the optimized IR is counted and hashed, but not lowered, so
+    there are no object sizes (``text`` and ``binary_size`` are None).
+
+    Attributes:
+        pipeline: The ``opt -passes=`` text, or None for the unoptimized input.
+        ir_instructions: Instructions in the IR's function bodies.
+        llvm_version: The LLVM that produced it.
+        ir_hash: Hash of the optimized IR text (the same as a full measurement's).
+    """
+
+    pipeline: str | None
+    ir_instructions: int
+    llvm_version: str
+    ir_hash: str = field(default="", compare=False)
+    text: None = field(default=None, init=False, compare=False)
+    data: None = field(default=None, init=False, compare=False)
+    binary_size: None = field(default=None, init=False, compare=False)
+
+
+@dataclass(frozen=True)
 class CompileResult:
     """What one compile of a program with one pipeline produced.
 

@@ -12,6 +12,8 @@ Tables:
 * ``programs``: id, name, source and load status (a file that does not compile is
   recorded with the reason);
 * ``measurements``: output-IR hash -> binary size, text, data, IR instructions;
+* ``ir_counts``: output-IR hash -> IR instructions, for outputs counted without code
+  generation (a run with the ``ir-instructions`` objective);
 * ``evaluations``: program, pipeline, mode (``exact`` or ``stepwise``), LLVM version,
   outcome (``ok``, ``compile-fail``, ``timeout``), output hash, seconds, detail, phase;
 * ``jobs``: the units of work completed (a random-search chunk, a program's
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llm_compiler.core.objective import Objective
 from llm_compiler.errors import InvalidInput
 
 SCHEMA = """
@@ -42,6 +45,7 @@ CREATE TABLE IF NOT EXISTS measurements (
     output_hash TEXT PRIMARY KEY, binary_size INTEGER NOT NULL, text INTEGER NOT NULL,
     data INTEGER NOT NULL, ir_instructions INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ir_counts (output_hash TEXT PRIMARY KEY, ir_instructions INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS evaluations (
     program_id TEXT NOT NULL, pipeline TEXT NOT NULL, mode TEXT NOT NULL,
     llvm_version TEXT NOT NULL, outcome TEXT NOT NULL, output_hash TEXT,
@@ -68,9 +72,9 @@ class EvaluationRow:
         mode: ``"exact"`` (the whole pipeline, as ``opt`` runs it) or ``"stepwise"``.
         outcome: ``"ok"``, ``"compile-fail"``, ``"timeout"`` or ``"invalid"`` (refused by the
             pass-list gate).
-        binary_size: text + data, when ok.
-        text: Berkeley text, when ok.
-        data: Berkeley data, when ok.
+        binary_size: text + data, when ok and lowered (None when the IR was only counted).
+        text: Berkeley text, when ok and lowered.
+        data: Berkeley data, when ok and lowered.
         ir_instructions: Instruction count of the optimized IR, when ok.
         output_hash: Hash of the optimized IR text, when ok.
         seconds: Wall time of the evaluation.
@@ -99,6 +103,18 @@ class EvaluationRow:
     def size(self) -> float:
         """The binary size, or infinity for a failed evaluation (a cost)."""
         return float(self.binary_size) if self.ok and self.binary_size is not None else float("inf")
+
+    def cost(self, objective: Objective) -> float:
+        """The ``objective``'s value, or infinity for a failed evaluation (or one that
+        lacks what the objective needs)."""
+        if not self.ok:
+            return float("inf")
+        value = {
+            Objective.BINARY_SIZE: self.binary_size,
+            Objective.TEXT_SIZE: self.text,
+            Objective.IR_INSTRUCTIONS: self.ir_instructions,
+        }[objective]
+        return float(value) if value is not None else float("inf")
 
 
 class Store:
@@ -135,6 +151,11 @@ class Store:
         # What a store opened read-only may lack, having been written by an earlier version.
         self._keeps_units = "ir" in self._columns("units")
         self._flags_validated = "validated" in self._columns("results")
+        if "ir_instructions" in self._columns("ir_counts"):
+            self._ir_count_column = "COALESCE(m.ir_instructions, c.ir_instructions)"
+            self._ir_counts_join = "LEFT JOIN ir_counts c ON e.output_hash = c.output_hash"
+        else:
+            self._ir_count_column, self._ir_counts_join = "m.ir_instructions", ""
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
@@ -162,7 +183,14 @@ class Store:
                 "another --store (or --out) for a new run."
             )
         if stored:
-            differing = {k: (stored.get(k), v) for k, v in settings.items() if stored.get(k) != v}
+            # A setting named only when not its default (objective, proposer...) differs
+            # when it is missing on one side.
+            differing = {
+                k: (stored.get(k), settings.get(k))
+                for k in {*settings, *stored}
+                if stored.get(k) != settings.get(k)
+            }
+            differing = dict(sorted(differing.items()))
             if differing:
                 shown = ", ".join(f"{k}: stored {a!r}, now {b!r}" for k, (a, b) in differing.items())
                 raise InvalidInput(f"Cannot resume {self.path} with other settings ({shown}).")
@@ -218,10 +246,15 @@ class Store:
         rows = list(rows)
         with self.db:
             for row in rows:
-                if row.ok and row.output_hash is not None:
+                if row.ok and row.output_hash is not None and row.binary_size is not None:
                     self.db.execute(
                         "INSERT OR IGNORE INTO measurements VALUES (?, ?, ?, ?, ?)",
                         (row.output_hash, row.binary_size, row.text, row.data, row.ir_instructions),
+                    )
+                elif row.ok and row.output_hash is not None:
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO ir_counts VALUES (?, ?)",
+                        (row.output_hash, row.ir_instructions),
                     )
                 self.db.execute(
                     "INSERT OR IGNORE INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -243,9 +276,10 @@ class Store:
     def evaluations(self, program_id: str, llvm_version: str) -> dict[tuple[str, str], EvaluationRow]:
         """All stored evaluations of a program, keyed by (pipeline, mode)."""
         cursor = self.db.execute(
-            """SELECT e.pipeline, e.mode, e.outcome, m.binary_size, m.text, m.data, m.ir_instructions,
-                      e.output_hash, e.seconds, e.detail, e.phase
+            f"""SELECT e.pipeline, e.mode, e.outcome, m.binary_size, m.text, m.data,
+                      {self._ir_count_column}, e.output_hash, e.seconds, e.detail, e.phase
                FROM evaluations e LEFT JOIN measurements m ON e.output_hash = m.output_hash
+               {self._ir_counts_join}
                WHERE e.program_id = ? AND e.llvm_version = ?""",
             (program_id, llvm_version),
         )
@@ -270,10 +304,11 @@ class Store:
     def iter_evaluations(self) -> Iterator[dict[str, Any]]:
         """Every evaluation joined with its measurement, for export."""
         cursor = self.db.execute(
-            """SELECT e.program_id, p.name, e.pipeline, e.mode, e.llvm_version, e.outcome,
-                      m.binary_size, m.text, m.data, m.ir_instructions, e.output_hash,
+            f"""SELECT e.program_id, p.name, e.pipeline, e.mode, e.llvm_version, e.outcome,
+                      m.binary_size, m.text, m.data, {self._ir_count_column}, e.output_hash,
                       e.seconds, e.detail, e.phase
                FROM evaluations e LEFT JOIN measurements m ON e.output_hash = m.output_hash
+               {self._ir_counts_join}
                LEFT JOIN programs p ON p.program_id = e.program_id
                ORDER BY p.name, e.phase, e.pipeline, e.mode"""
         )

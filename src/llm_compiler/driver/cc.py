@@ -54,6 +54,7 @@ from typing import Any, BinaryIO
 
 from llm_compiler.autotune.export import safe_name
 from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, reads_stdin
 from llm_compiler.driver.choose import Choice, Chooser
@@ -96,6 +97,8 @@ class DriverOptions:
         log: File each unit appends its JSON line to.
         oz: Never optimize beyond ``-Oz`` (a baseline build).
         predictor: The predictor spec asked for units with no tuned list (``none``: none).
+        objective: What "smaller" means: ``binary-size`` (.text + .data, the default) or
+            ``text-size`` (.text alone).
     """
 
     results: Path | None = None
@@ -103,6 +106,7 @@ class DriverOptions:
     log: Path | None = None
     oz: bool = False
     predictor: str = "builtin"
+    objective: Objective = DEFAULT_OBJECTIVE
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ class UnitLog:
         program_id: The unit's id (hash of its IR); "" when it was not read.
         pipeline: The chosen ``opt -passes=`` text ("" when none was chosen).
         origin: Where the list came from: ``tuned``, ``predicted``, ``oz`` ("" if none).
-        oz_size: ``.text + .data`` of the ``default<Oz>`` object (None when not built).
+        oz_size: The size of the ``default<Oz>`` object in ``objective`` (``.text + .data``
+            by default; None when not built).
         clang_oz_size: Same for clang's own -Oz of the unit (None when not built).
         chosen_size: Same for the chosen list's object (None when not built).
         size: Same for the object kept (None when the compile failed).
@@ -126,6 +131,7 @@ class UnitLog:
         reason: Why the driver fell back or what the chooser said.
         seconds: Wall time of the whole command.
         llvm: The LLVM version and bin directory the unit was compiled with.
+        objective: What the sizes measure (:mod:`llm_compiler.core.objective`).
     """
 
     source: str
@@ -143,6 +149,7 @@ class UnitLog:
     new_imports: tuple[str, ...] = ()
     reason: str = ""
     seconds: float = 0.0
+    objective: str = DEFAULT_OBJECTIVE.value
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -210,6 +217,8 @@ class Driver:
         compiler: The compiler that runs opt (a chooser may share it); when None, one
             with the subprocess engine is made for each unit and closed after it.
         opt_timeout: Seconds ``opt`` may run on one unit before the driver falls back.
+        objective: What "smaller" means between -Oz, clang's -Oz and the chosen list's
+            objects (binary size by default, or text size).
         stdout: Where the commands' standard output goes (this process's by default).
         stderr: Where their standard error goes.
 
@@ -229,11 +238,18 @@ class Driver:
         toolchain: Toolchain | None = None,
         compiler: Compiler | None = None,
         opt_timeout: float = DEFAULT_TIMEOUT,
+        objective: Objective = DEFAULT_OBJECTIVE,
         stdout: BinaryIO | None = None,
         stderr: BinaryIO | None = None,
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
+        if not objective.needs_object:
+            raise InvalidInput(
+                f"llm-compiler cc keeps objects, so it compares them in bytes: --objective binary-size or "
+                f"text-size, not {objective.value} (use it with tune, optimize or evaluate)."
+            )
+        self.objective = objective
         self.language = language
         self.chooser = chooser
         self.save_ir = save_ir
@@ -298,7 +314,7 @@ class Driver:
         size = None
         if result.returncode == 0:
             with contextlib.suppress(OSError, InvalidInput):
-                size = berkeley_size(Path(unit.output).read_bytes()).binary_size
+                size = self._size(Path(unit.output).read_bytes())
         self._record(replace(log, size=size, kept="clang", seconds=time.monotonic() - started))
         return exit_status(result.returncode)
 
@@ -310,6 +326,7 @@ class Driver:
             output=unit.output,
             cwd=os.getcwd(),
             llvm=f"{self.toolchain.version} ({self.toolchain.bin_dir})",
+            objective=self.objective.value,
         )
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
@@ -347,12 +364,12 @@ class Driver:
         """Lowers -Oz (``default<Oz>`` and clang's) and the chosen list (``log.pipeline``);
         returns the smallest object and the log line completed."""
         oz_object = self._lower(unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE)))
-        oz_size = berkeley_size(oz_object).binary_size
+        oz_size = self._size(oz_object)
         log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
         kept = oz_object
         try:
             clang_oz = self._lower(unit, program.ir, flags=CLANG_OZ_FLAGS)
-            clang_oz_size = berkeley_size(clang_oz).binary_size
+            clang_oz_size = self._size(clang_oz)
             log = replace(log, clang_oz_size=clang_oz_size)
             if clang_oz_size < oz_size:
                 kept, log = clang_oz, replace(log, size=clang_oz_size, kept="clang-oz")
@@ -362,7 +379,7 @@ class Driver:
             return kept, replace(log, chosen_size=oz_size)
         try:
             chosen = self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
-            chosen_size = berkeley_size(chosen).binary_size
+            chosen_size = self._size(chosen)
         except Exception as error:  # the chosen list failed: -Oz is kept
             return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {_short(error)}")
         log = replace(log, chosen_size=chosen_size)
@@ -371,6 +388,11 @@ class Driver:
             return chosen, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
         why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
         return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept")
+
+    def _size(self, obj: bytes) -> int:
+        """An object's size in the driver's objective."""
+        size = berkeley_size(obj)
+        return size.text if self.objective is Objective.TEXT_SIZE else size.binary_size
 
     def _lower(self, unit: UnitCompile, ir: str, flags: Sequence[str] = LOWER_FLAGS) -> bytes:
         """Lowers IR to an object with clang and the build's code-generation flags (by

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.choose import Choice
 from llm_compiler.models.proposed import ProposerOptimizer, proposer_optimizer
@@ -30,18 +31,22 @@ class Predicted:
         spec: ``builtin``, ``builtin:k=N`` or ``builtin:PATH[,k=N]``.
         suites: PassListEval suites a list must pass (suite names, as ``--suite`` takes them).
         jobs: Candidates measured at once.
+        objective: What "smaller" means (binary size by default).
     """
 
     compiler: Compiler
     spec: str = "builtin"
     suites: Sequence[str] = ("builtin",)
     jobs: int = 1
+    objective: Objective = DEFAULT_OBJECTIVE
     _optimizer: ProposerOptimizer | None = field(default=None, init=False, repr=False)
 
     def choose(self, program: Program) -> Choice:
         if self._optimizer is None:
             gate = make_gate(self.compiler, self.suites)
-            self._optimizer = proposer_optimizer(self.compiler, gate, self.spec, self.jobs)
+            self._optimizer = proposer_optimizer(
+                self.compiler, gate, self.spec, self.jobs, objective=self.objective
+            )
         (proposal,) = self._optimizer.propose([program])
         result = self._optimizer.decide(program.name, program, proposal)
         if result.fallback is not None:
@@ -50,5 +55,6 @@ class Predicted:
         return Choice(
             result.chosen,
             "predicted",
-            f"{self.spec}: {result.binary_size} bytes vs -Oz {result.oz_size} (llc), validated",
+            f"{self.spec}: {result.binary_size} bytes vs -Oz {result.oz_size} (llc, {self.objective.value}), "
+            "validated",
         )

@@ -162,7 +162,9 @@ class FlagTuningHarness:
                 yield self._model_row(system, source, result)
         else:
             with self.load_model(system) as model:
-                optimizer = ModelOptimizer(self.compiler, model, self.gate, self.optimize_settings, self.jobs)
+                optimizer = ModelOptimizer(
+                    self.compiler, model, self.gate, self.optimize_settings, self.jobs, self.policy
+                )
                 for source, result in zip(sources, optimizer.run(sources, loaded=self.programs), strict=True):
                     yield self._model_row(system, source, result)
 
@@ -176,12 +178,18 @@ class FlagTuningHarness:
             seed=settings.seed,
             max_length=settings.max_length,
             pass_set=settings.pass_set,
+            objective=settings.objective,
         )
 
     @functools.cached_property
     def selector(self) -> Selector:
         """The selection layer fixed lists go through (made once)."""
-        return Selector(self.compiler, self.gate, Policy(jobs=self.jobs))
+        return Selector(self.compiler, self.gate, self.policy)
+
+    @property
+    def policy(self) -> Policy:
+        """How every system's lists are chosen: ``jobs`` at once, in the run's objective."""
+        return Policy(jobs=self.jobs, objective=self.tune_settings.objective)
 
     def _load(self, source: ProgramSource) -> Program:
         program = self.programs.get(source.name)
@@ -193,7 +201,7 @@ class FlagTuningHarness:
         start = time.monotonic()
         program = self._load(source)
         oz = self.selector.oz_size(program)
-        unoptimized = self.compiler.measure(program).binary_size
+        unoptimized = self.compiler.value(program, None, self.tune_settings.objective)[0]
         pipeline = FIXED.get(system) or system.removeprefix("passes:")
         common: dict[str, Any] = {
             "unit": source.name,

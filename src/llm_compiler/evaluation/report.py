@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_compiler.core.metrics import total_improvement
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.errors import InvalidInput
 from llm_compiler.files import atomic_write_text
 
@@ -226,9 +227,11 @@ def table_markdown(table: Table) -> str:
 
 
 def _heading(summary: Record) -> str:
+    objective = Objective.parse((summary.get("settings") or {}).get("objective", DEFAULT_OBJECTIVE))
+    measured = "" if objective is DEFAULT_OBJECTIVE else f"; sizes and totals in {objective.unit}"
     return (
         f"LLVM {summary.get('llvm_version', DASH)} · programs: {summary.get('programs', DASH)} · "
-        f"units: {summary.get('units', DASH)}"
+        f"units: {summary.get('units', DASH)} · objective: {objective.description}{measured}"
     )
 
 

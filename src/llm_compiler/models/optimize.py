@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidPassList
@@ -56,13 +57,14 @@ class UnitResult:
         model: The model spec. llvm_version: The LLVM that measured.
         prompt_sha256: The prompt's hash (what ``replay:`` files key answers by).
         prompt_tokens: The prompt's length in the model's tokens.
-        oz_size: -Oz's binary size.
+        oz_size: -Oz's size in ``objective`` (as every size of the record).
         chosen: The list whose result is kept (``default<Oz>`` on fallback).
         binary_size: The kept result's size (never above ``oz_size``).
         fallback: Why -Oz was kept (None when a model's list was used).
         candidates: Every answer, in the order generated.
         seconds: Wall time for the unit's compile side.
-        unoptimized_size: The input's binary size (what a model's "from N bytes" predicts).
+        unoptimized_size: The input's size (what a model's "from N bytes" predicts).
+        objective: What sizes measure (:mod:`llm_compiler.core.objective`).
     """
 
     unit: str
@@ -79,6 +81,7 @@ class UnitResult:
     candidates: tuple[Candidate, ...] = ()
     seconds: float = 0.0
     unoptimized_size: int = 0
+    objective: str = DEFAULT_OBJECTIVE.value
 
     @property
     def improvement(self) -> float:
@@ -221,7 +224,7 @@ class ListOptimizer(abc.ABC):
             proposal.prompt_sha256,
             proposal.tokens,
             selector.oz_size(program),
-            self.compiler.measure(program).binary_size,
+            self.compiler.value(program, None, selector.policy.objective)[0],
             start,
         )
         if proposal.refusal is not None:
@@ -260,6 +263,7 @@ class ListOptimizer(abc.ABC):
             selection.candidates,
             time.monotonic() - unit.start,
             unit.unoptimized_size,
+            self.selector.policy.objective.value,
         )
 
 

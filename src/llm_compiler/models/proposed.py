@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import InvalidPassList
 from llm_compiler.models.optimize import ListOptimizer, Proposal
@@ -85,6 +86,7 @@ def proposer_optimizer(
     seed: int = 0,
     max_length: int = MAX_LIST_LENGTH,
     pass_set: str = "safe",
+    objective: Objective = DEFAULT_OBJECTIVE,
 ) -> ProposerOptimizer:
     """``optimize`` and ``evaluate`` with any registered source of lists (``builtin``,
     ``common:N``, ``random:N``...): its first k lists per unit, -Oz, the selection layer.
@@ -92,11 +94,20 @@ def proposer_optimizer(
     Raises:
         InvalidInput: An unknown or malformed spec, or a proposer that cannot be made here
             (a ranker trained for another LLVM...).
+
+    ``objective`` is what "smaller" means for the selection (binary size by default).
     """
     proposer, parsed = make_proposer(spec, ProposerContext(compiler, "first", seed, max_length))
     count = first_count(parsed)
     return ProposerOptimizer(
-        compiler, proposer, gate, search_pass_set(compiler.toolchain, pass_set), count, spec, jobs=jobs
+        compiler,
+        proposer,
+        gate,
+        search_pass_set(compiler.toolchain, pass_set),
+        count,
+        spec,
+        jobs=jobs,
+        policy=Policy(jobs=jobs, objective=objective),
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from llm_compiler.errors import InvalidInput
 from llm_compiler.files import cache_dir
 from llm_compiler.passes.searchable import Exclusion, PassSet, load_pass_set
+from llm_compiler.passes.space import DEFAULT_SPACE, widen
 from llm_compiler.toolchain.llvm import Toolchain
 
 #: The choices of ``--pass-set``.
@@ -157,15 +158,17 @@ def safe_subset(pass_set: PassSet, report: SafetyReport | None) -> PassSet:
 
 
 @functools.lru_cache(maxsize=8)
-def search_pass_set(toolchain: Toolchain, choice: str = "safe") -> PassSet:
-    """What the search draws from: ``"safe"`` (default) or ``"full"`` (the paper's set).
+def search_pass_set(toolchain: Toolchain, choice: str = "safe", space: str = DEFAULT_SPACE) -> PassSet:
+    """What the search draws from: ``"safe"`` (default) or ``"full"`` (the paper's set),
+    as the search space ``space`` (:mod:`llm_compiler.passes.space`; default: the paper's).
 
     Made once per process (every search job asks for it).
 
     Raises:
-        InvalidInput: ``choice`` is neither.
+        InvalidInput: ``choice`` is neither, or ``space`` names no space.
     """
     if choice not in PASS_SET_CHOICES:
         raise InvalidInput(f"--pass-set must be one of {', '.join(PASS_SET_CHOICES)}, not {choice!r}.")
     full = load_pass_set(toolchain)
-    return full if choice == "full" else safe_subset(full, load_safety(toolchain))
+    chosen = full if choice == "full" else safe_subset(full, load_safety(toolchain))
+    return chosen if space == DEFAULT_SPACE else widen(chosen, toolchain, space)

@@ -96,12 +96,15 @@ class PassSet:
         exclusions: Every other pass of ``opt`` with the rule that excluded it.
         registry: ``opt --print-passes`` of the toolchain in use (names, levels and
             parameter grammar); None only for a set read without a toolchain.
+        space: The search space the members make (:mod:`llm_compiler.passes.space`):
+            ``paper`` for the set itself; searches read it to know which moves they may make.
     """
 
     llvm_version: str
     members: tuple[str, ...]
     exclusions: tuple[Exclusion, ...] = ()
     registry: PassRegistry | None = field(default=None, compare=False, repr=False)
+    space: str = "paper"
 
     def __post_init__(self) -> None:
         if not self.members:

@@ -30,13 +30,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.core.compiler import Compiler, process_compiler
 from llm_compiler.core.executors import Executor, InlineExecutor, Job
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.errors import CommandFailed, InvalidInput, InvalidPassList, LlmCompilerError
@@ -137,6 +138,7 @@ def build_training_data(
     executor: Executor | None = None,
     settings: TuneSettings | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    objective: Objective = DEFAULT_OBJECTIVE,
 ) -> TrainingData:
     """Steps 1 to 4 of the module docstring.
 
@@ -148,9 +150,12 @@ def build_training_data(
         executor: Where missing measurements run (default: this process).
         settings: The engine settings of measurement jobs (default: the compiler's).
         progress: Called with (what, done, total) as measurements complete.
+        objective: What the sizes measure (binary size by default); the predictor
+            learns to rank lists in it.
 
     Raises:
-        InvalidInput: No run, no usable unit, or runs of another LLVM version.
+        InvalidInput: No run, no usable unit, runs of another LLVM version, or runs
+            that counted IR only while ``objective`` needs object sizes.
     """
     llvm = compiler.llvm_version
     units: dict[str, TrainingUnit] = {}
@@ -167,6 +172,12 @@ def build_training_data(
                     f"{path}: tuned with LLVM {meta.get('llvm_version')}, not the installed {llvm}; retune "
                     "with this LLVM (sizes of another version would teach the wrong lists)."
                 )
+            run_objective = Objective.parse(meta.get("objective", DEFAULT_OBJECTIVE))
+            if objective.needs_object and not run_objective.needs_object:
+                raise InvalidInput(
+                    f"{path}: tuned with --objective {run_objective.value}, which measures no object; "
+                    f"training for {objective.value} needs runs that did (tune without that objective)."
+                )
             metas.append({"run": str(path), **{k: meta.get(k) for k in ("seed", "budget", "proposer")}})
             for record in store.programs():
                 program_id = record["program_id"]
@@ -175,7 +186,8 @@ def build_training_data(
                 rows = store.evaluations(program_id, llvm)
                 oz = rows.get((OZ_PIPELINE, "exact"))
                 final = store.result(program_id, "final")
-                if oz is None or not oz.ok or oz.binary_size is None or final is None:
+                oz_value = oz.cost(objective) if oz is not None else float("inf")
+                if oz is None or oz_value == float("inf") or final is None:
                     skipped["not tuned to the end"] += 1
                     continue
                 program = _tuned_program(compiler, store, record)
@@ -187,15 +199,15 @@ def build_training_data(
                     program_id,
                     record["name"],
                     record["name"].strip("/").split("/")[0],
-                    oz.binary_size,
+                    int(oz_value),
                     ir_features(program.ir),
                 )
                 known[program_id] = {
-                    pipeline: (row.binary_size if row.ok else None)
+                    pipeline: (int(row.cost(objective)) if row.cost(objective) != float("inf") else None)
                     for (pipeline, mode), row in rows.items()
                     if mode == "exact"
                 }
-                if final[1] < oz.binary_size:
+                if final[0] != OZ_PIPELINE and (known[program_id].get(final[0]) or oz_value) < oz_value:
                     kept[final[0]] += 1
         finally:
             store.close()
@@ -207,7 +219,10 @@ def build_training_data(
         )
     order = sorted(units)
     pool_lists = _pool(compiler, kept, pool)
-    _measure_missing(compiler, [programs[i] for i in order], pool_lists, known, executor, settings, progress)
+    settings = replace(settings, objective=objective) if settings is not None else None
+    _measure_missing(
+        compiler, [programs[i] for i in order], pool_lists, known, executor, settings, progress, objective
+    )
     matrix = [[known[i].get(p) for p in pool_lists] for i in order]
     unit_list = [units[i] for i in order]
     chosen = select_candidates(unit_list, pool_lists, matrix, [kept[p] for p in pool_lists], candidates)
@@ -219,6 +234,7 @@ def build_training_data(
         tuple(kept[pool_lists[k]] for k in chosen),
         {
             "llvm_version": llvm,
+            "objective": objective.value,
             "runs": metas,
             "packages": dict(sorted(packages.items())),
             "units": len(unit_list),
@@ -291,12 +307,13 @@ def _pool(compiler: Compiler, kept: Counter[str], size: int) -> list[str]:
 def measure_lists(
     settings: TuneSettings, program: Program, pipelines: tuple[str, ...]
 ) -> tuple[str, list[Any]]:
-    """A job: ``program``'s size under each list (None where the compile failed)."""
+    """A job: ``program``'s size under each list in the settings' objective (None where
+    the compile failed)."""
     compiler = process_compiler(settings)
     sizes: list[int | None] = []
     for pipeline in pipelines:
         try:
-            sizes.append(compiler.measure(program, compiler.passes(pipeline)).binary_size)
+            sizes.append(compiler.value(program, compiler.passes(pipeline), settings.objective)[0])
         except (CommandFailed, InvalidPassList):
             sizes.append(None)
     return program.id, sizes
@@ -310,12 +327,14 @@ def _measure_missing(
     executor: Executor | None,
     settings: TuneSettings | None,
     progress: Callable[[str, int, int], None] | None,
+    objective: Objective = DEFAULT_OBJECTIVE,
 ) -> None:
     settings = settings or TuneSettings(
         llvm_bin=str(compiler.toolchain.bin_dir),
         timeout=compiler.timeout,
         engine=compiler.engine,
         allow_extra=compiler.allow_extra,
+        objective=objective,
     )
     jobs: list[Job] = []
     asked: dict[str, tuple[str, ...]] = {}

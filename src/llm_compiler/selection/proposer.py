@@ -49,15 +49,16 @@ class Evaluated:
         pipeline: The exact ``opt -passes=`` text.
         outcome: ``ok``, ``compile-fail``, ``timeout`` or ``invalid`` (refused by the
             pass-list gate).
-        binary_size: The size in bytes (text + data) when ``ok``, else None.
+        size: The value in the run's objective when ``ok``, else None: bytes of
+            text + data by default (:mod:`llm_compiler.core.objective`); smaller is better.
     """
 
     pipeline: str
     outcome: str
-    binary_size: int | None
+    size: int | None
 
     def __post_init__(self) -> None:
-        if (self.outcome == "ok") != (self.binary_size is not None):
+        if (self.outcome == "ok") != (self.size is not None):
             raise ValueError(f"{self.pipeline!r}: a size goes with outcome ok only (got {self.outcome!r})")
 
     @property

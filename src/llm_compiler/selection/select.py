@@ -21,6 +21,12 @@ it (``tune``'s search, ``optimize``'s predictor or model, ``evaluate``'s systems
 
 The gate's checks share the object the determinism check compiled (the compiler's
 object cache), so validating a list compiles the target once.
+
+Sizes are in the policy's objective (:mod:`llm_compiler.core.objective`): bytes of
+text + data by default, text bytes, or IR instructions, in which case candidates are
+measured by counting their IR and only the lists the gate checks are lowered. The
+``binary_size`` fields of :class:`Candidate` and :class:`Selection` then hold that
+objective's value.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, InvalidPassList
 from llm_compiler.passes.pipeline import PassList
@@ -58,7 +65,8 @@ class Candidate:
         changes: Each rewrite of the proposed list (old, new, reason).
         predicted_before: A model's predicted size of the input.
         predicted_after: A model's predicted size after its list.
-        binary_size: The measured size (text + data) of the list's result.
+        binary_size: The measured size of the list's result in the selection's objective
+            (text + data bytes by default).
         verdict: What became of it.
         detail: Why, in words (the parse error, the failing check, the sizes).
         replay: A command that replays a compile or validation failure.
@@ -125,6 +133,7 @@ class Policy:
         determinism: Compile a list again before validating it and reject it when the
             two compiles differ.
         jobs: Candidates measured at once.
+        objective: What "smaller" means (:mod:`llm_compiler.core.objective`).
     """
 
     validate: bool = True
@@ -133,6 +142,7 @@ class Policy:
     max_repairs: int = MAX_REPAIRS
     determinism: bool = True
     jobs: int = 1
+    objective: Objective = DEFAULT_OBJECTIVE
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,7 @@ class Selection:
     """The kept result for one unit.
 
     Attributes:
-        oz_size: -Oz's size.
+        oz_size: -Oz's size (in the policy's objective, as every size here).
         chosen: The kept list (``default<Oz>`` when -Oz was kept).
         binary_size: The kept result's size (never above ``oz_size``).
         fallback: Why -Oz was kept (None when a proposed list was).
@@ -193,20 +203,22 @@ class Selector:
         self.salvager = Salvager(gate) if gate is not None else None
 
     def measure(self, program: Program) -> Measurer:
-        """The default measurer: one exact compile of ``program`` with the list."""
+        """The default measurer: one exact compile of ``program`` with the list (its IR
+        counted, not lowered, when the objective needs no object)."""
 
         def measure(passes: PassList) -> tuple[int | None, str, str]:
             try:
-                measurement = self.compiler.measure(program, passes)
+                value, digest = self.compiler.value(program, passes, self.policy.objective)
             except (CommandFailed, InvalidPassList) as error:
                 return None, "", _first_line(error)
-            return measurement.binary_size, measurement.ir_hash, ""
+            return value, digest, ""
 
         return measure
 
     def oz_size(self, program: Program) -> int:
-        """-Oz's size, its object kept for the link check's reference."""
-        return self.compiler.object_code(program, self.compiler.passes(OZ_PIPELINE))[1].binary_size
+        """-Oz's size in the objective, its object kept for the link check's reference."""
+        measurement = self.compiler.object_code(program, self.compiler.passes(OZ_PIPELINE))[1]
+        return self.policy.objective.of(measurement)
 
     def select(
         self,
@@ -270,7 +282,7 @@ class Selector:
                 candidate = listed[i] = candidate.but(binary_size=size, output_hash=output_hash)
             assert candidate.binary_size is not None
             if candidate.binary_size >= oz:
-                detail = f"{candidate.binary_size} bytes, -Oz {oz}"
+                detail = f"{candidate.binary_size} {self.policy.objective.unit}, -Oz {oz}"
                 listed[i] = candidate.but(verdict=Verdict.NOT_SMALLER, detail=detail)
         return listed
 
@@ -394,9 +406,10 @@ class Selector:
                 _, again = self.compiler.object_code(program, passes, fresh=True)
             except CommandFailed as error:
                 return Verdict.COMPILE_FAILURE, _first_line(error), "", None
-            if again.binary_size != size or (output_hash and again.ir_hash and again.ir_hash != output_hash):
+            value = self.policy.objective.of(again)
+            if value != size or (output_hash and again.ir_hash and again.ir_hash != output_hash):
                 detail = (
-                    f"two compiles of the same list differ: {size} then {again.binary_size} bytes"
+                    f"two compiles of the same list differ: {size} then {value} {self.policy.objective.unit}"
                     + (", different optimized IR" if again.ir_hash != output_hash else "")
                     + "; the size could not be reproduced"
                 )

@@ -334,6 +334,22 @@ class InProcessLLVM:
         finally:
             self.lib.LLVMContextDispose(context)
 
+    def count(self, program_id: str, pipeline: str | None) -> tuple[int, str, float]:
+        """Applies a whole pipeline to a kept program and counts the optimized IR,
+        generating no code: (instructions, optimized-IR hash, seconds in LLVM)."""
+        self._llvm_seconds = 0.0
+        context = self.lib.LLVMContextCreate()
+        try:
+            module = self.parse(context, self._text(program_id))
+            if pipeline is not None:
+                self.run_passes(module, pipeline)
+            count = self.count_instructions(module)
+            key = ir_hash(self.print_module(module))
+        finally:
+            self.lib.LLVMContextDispose(context)
+        seconds, self._llvm_seconds = self._llvm_seconds, 0.0
+        return count, key, seconds
+
     def evaluate_stepwise(
         self,
         program_id: str,

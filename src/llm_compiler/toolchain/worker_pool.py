@@ -314,6 +314,28 @@ class WorkerPool:
         response = self._request(program_id, request, lambda: (replay, subject), prepare)
         return self._unwrap(response, replay, subject)
 
+    def count(
+        self, program_id: str, ir: str, pipeline: str | None, *, subject: str, replay: list[str]
+    ) -> tuple[int, str]:
+        """Applies ``pipeline`` to a program in a worker and counts the optimized IR,
+        generating no code: (instructions, optimized-IR hash).
+
+        Raises:
+            CommandFailed: LLVM rejected the pipeline or IR, or crashed the worker.
+            CompileTimeout: The worker did not answer in time and was replaced.
+        """
+
+        def prepare(worker: _Worker) -> tuple[Any, ...] | None:
+            return None if program_id in worker.programs else ("add", program_id, ir.encode())
+
+        response = self._request(
+            program_id, ("count", program_id, pipeline), lambda: (replay, subject), prepare
+        )
+        if response[0] != "ok":
+            self._unwrap(response, replay, subject)
+        count, digest, _ = response[1]
+        return int(count), str(digest)
+
     def lower(self, ir: str, *, subject: str, replay: list[str], want_asm: bool = False) -> Evaluation:
         """Lowers IR text in a worker (the in-process ``llc``)."""
         response = self._request(None, ("lower", ir.encode(), want_asm), lambda: (replay, subject))

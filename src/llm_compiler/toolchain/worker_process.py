@@ -8,6 +8,7 @@ until stdin closes. Requests and answers:
 * ``("evaluate", id, pipeline, want_ir, want_asm, memo, want_obj)`` -> ``("ok", Evaluation)``,
   ``("missing",)`` when the program is not held, or ``("llvm-error", message)``
 * ``("stepwise", id, elements, use_cache, want_ir, want_asm)`` -> the same
+* ``("count", id, pipeline)`` -> ``("ok", (instructions, ir_hash, seconds))``, no code generated
 * ``("lower", ir, want_asm)`` -> ``("ok", Evaluation)`` or ``("llvm-error", message)``
 
 A bug in the worker's own Python code answers ``("internal-error", traceback)``.
@@ -42,6 +43,8 @@ def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:
             program_id, pipeline, want_ir=want_ir, want_asm=want_asm, memo=memo, want_obj=want_obj
         )
         return ("ok", evaluation)
+    if kind == "count":
+        return ("ok", engine.count(request[1], request[2]))
     if kind == "stepwise":
         _, program_id, elements, use_cache, want_ir, want_asm = request
         evaluation = engine.evaluate_stepwise(
