@@ -97,3 +97,39 @@ def test_tune_searches_the_rich_space_and_keeps_it_in_the_runs_identity(tmp_path
     assert entry["best_size"] <= entry["oz_size"]
     again = run_cli("tune", *args[:-2], "--space", "params", "--out", str(out), "--resume")
     assert again.returncode != 0 and "space: stored 'rich', now 'params'" in again.stderr
+
+
+def test_variants_an_audit_saw_break_a_program_are_left_out_of_the_safe_space(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    report = {
+        "llvm_version": toolchain.version,
+        "suites": {"builtin": "1"},
+        "checked": ["function(sroa<preserve-cfg>)", "function(gvn<no-pre>)"],
+        "unsafe": ["function(sroa<preserve-cfg>)"],
+        "evidence": [
+            {
+                "member": "function(sroa<preserve-cfg>)",
+                "mode": "alone",
+                "program": "builtin/c_core_rec_tail",
+                "outcome": "runtime-fail",
+                "detail": "exit status 134 (reference 0)",
+                "command": "replay",
+            }
+        ],
+        "link_failures": [],
+    }
+    audit = cache / "llm-compiler" / "passes" / f"llvm-{toolchain.version}-variants-safety.json"
+    audit.parent.mkdir(parents=True)
+    audit.write_text(json.dumps(report))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    safe = search_pass_set.__wrapped__(toolchain, "safe", "params")  # past the per-process cache
+    full = search_pass_set.__wrapped__(toolchain, "full", "params")
+    assert "function(sroa<preserve-cfg>)" not in safe.members and "function(gvn<no-pre>)" in safe.members
+    assert "function(sroa<preserve-cfg>)" in full.members
+    listed = run_cli("passes", "--space", "params", "--json", env={"XDG_CACHE_HOME": str(cache)})
+    assert listed.returncode == 0, listed.stderr
+    record = json.loads(listed.stdout)
+    assert "function(sroa<preserve-cfg>)" in record["seen_to_break_programs"]["passes"]
+    assert len(record["passes"]) == len(full.members)

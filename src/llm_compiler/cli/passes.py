@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from llm_compiler.passes.searchable import (
     derive_pass_set,
     load_pass_set,
 )
+from llm_compiler.passes.space import DEFAULT_SPACE, SPACES, has_parameters, probed_variants, widen
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 
 EXAMPLES = """examples:
@@ -60,6 +63,13 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "a program are left out of the default search (--pass-set safe)",
     )
     parser.add_argument(
+        "--space",
+        choices=SPACES,
+        default=DEFAULT_SPACE,
+        help="list the members of this search space (params, rich: with the parameter variants); with "
+        "--audit, audit the variants alone (their own report)",
+    )
+    parser.add_argument(
         "--suite",
         action="append",
         default=[],
@@ -78,7 +88,16 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     toolchain = find_toolchain(args.llvm_bin)
     pass_set = _regenerate(toolchain, args) if args.regenerate else load_pass_set(toolchain)
-    report = _audit(toolchain, args) if args.audit else safety.load_safety(toolchain)
+    variants = has_parameters(args.space)
+    if args.audit and variants:
+        members = probed_variants(safety.search_pass_set(toolchain), toolchain)
+        variant_report: safety.SafetyReport | None = _audit(toolchain, args, members)
+    else:
+        variant_report = safety.load_variant_safety(toolchain) if variants else None
+    report = _audit(toolchain, args) if args.audit and not variants else safety.load_safety(toolchain)
+    if variants:
+        pass_set = widen(pass_set, toolchain, args.space)
+        report = _joined(report, variant_report)
     if args.json:
         json.dump(_as_json(pass_set, args.excluded, report), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -91,7 +110,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _audit(toolchain: Toolchain, args: argparse.Namespace) -> safety.SafetyReport:
+def _joined(
+    report: safety.SafetyReport | None, variants: safety.SafetyReport | None
+) -> safety.SafetyReport | None:
+    """The set's audit and its variants' as one report (for listing)."""
+    if report is None or variants is None:
+        return report or variants
+    return replace(
+        report,
+        checked=report.checked + variants.checked,
+        evidence=report.evidence + variants.evidence,
+        link_failures=report.link_failures + variants.link_failures,
+    )
+
+
+def _audit(
+    toolchain: Toolchain, args: argparse.Namespace, members: Sequence[str] | None = None
+) -> safety.SafetyReport:
     from llm_compiler.cli.options import make_compiler
     from llm_compiler.validation.audit import audit_pass_set
     from llm_compiler.validation.gate import load_suites
@@ -101,9 +136,11 @@ def _audit(toolchain: Toolchain, args: argparse.Namespace) -> safety.SafetyRepor
         report = audit_pass_set(
             compiler,
             load_suites(args.suite, compiler),
+            members=members,
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
-    output = Path(args.output) if args.output else safety.cache_file(toolchain.version)
+    default = safety.variants_cache_file if members is not None else safety.cache_file
+    output = Path(args.output) if args.output else default(toolchain.version)
     output.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(output, json.dumps(report.to_json(), indent=1) + "\n")
     Console(stderr=True).print(
@@ -184,8 +221,13 @@ def _print_members(console: Console, pass_set: PassSet, report: safety.SafetyRep
             highlight=False,
         )
     counts = ", ".join(f"{n} {level}" for level, n in pass_set.counts_by_level().items())
+    space = (
+        ""
+        if pass_set.space == DEFAULT_SPACE
+        else f" in the {pass_set.space} space, parameter variants included"
+    )
     console.print(
-        f"{len(pass_set)} searchable passes ({counts}); LLM Compiler searched "
+        f"{len(pass_set)} searchable passes{space} ({counts}); LLM Compiler searched "
         f"{PAPER_SEARCHABLE_COUNT} with LLVM 17.0.6.",
         highlight=False,
     )

@@ -7,7 +7,9 @@ no longer caught; ``attributor`` miscompiles a recursive function). A random lis
 away. ``llm-compiler passes --audit`` finds them by running each pass alone and after
 ``default<Oz>`` on the bundled suites (:mod:`llm_compiler.validation.audit`) and
 stores the result here, per LLVM version, with the evidence: the program, the
-outcome and a command that replays it.
+outcome and a command that replays it. ``passes --audit --space params`` does the same
+for the parameter variants of the richer search spaces (:mod:`llm_compiler.passes.space`),
+in a report of their own.
 
 :func:`search_pass_set` is what the search draws from: by default the searchable set
 without the passes seen to break a program (``"safe"``), or the paper's whole set
@@ -130,10 +132,32 @@ def cache_file(version: str) -> Path:
     return cache_dir("passes") / f"llvm-{version}-safety.json"
 
 
+def variants_data_file(major: int) -> Path:
+    """Where the bundled audit of LLVM ``major``'s parameter variants lives (it may not exist)."""
+    return data_file(major).with_name(f"llvm-{major}-variants-safety.json")
+
+
+def variants_cache_file(version: str) -> Path:
+    """Where ``passes --audit --space params`` writes an audit of the variants by default."""
+    return cache_file(version).with_name(f"llvm-{version}-variants-safety.json")
+
+
+def load_variant_safety(toolchain: Toolchain) -> SafetyReport | None:
+    """The audit of the parameter variants (:mod:`llm_compiler.passes.space`) for
+    ``toolchain``, found as :func:`load_safety` finds the set's."""
+    return _load_report(
+        variants_cache_file(toolchain.version), variants_data_file(toolchain.major), toolchain
+    )
+
+
 def load_safety(toolchain: Toolchain) -> SafetyReport | None:
     """The audit for ``toolchain``: one made on this machine for its exact version,
     else the bundled one for its major version, else None (never audited)."""
-    for path in (cache_file(toolchain.version), data_file(toolchain.major)):
+    return _load_report(cache_file(toolchain.version), data_file(toolchain.major), toolchain)
+
+
+def _load_report(cached: Path, bundled: Path, toolchain: Toolchain) -> SafetyReport | None:
+    for path in (cached, bundled):
         if path.is_file():
             report = SafetyReport.from_json(json.loads(path.read_text()))
             if report.llvm_version.split(".")[0] == str(toolchain.major):
@@ -171,4 +195,7 @@ def search_pass_set(toolchain: Toolchain, choice: str = "safe", space: str = DEF
         raise InvalidInput(f"--pass-set must be one of {', '.join(PASS_SET_CHOICES)}, not {choice!r}.")
     full = load_pass_set(toolchain)
     chosen = full if choice == "full" else safe_subset(full, load_safety(toolchain))
-    return chosen if space == DEFAULT_SPACE else widen(chosen, toolchain, space)
+    if space == DEFAULT_SPACE:
+        return chosen
+    widened = widen(chosen, toolchain, space)
+    return widened if choice == "full" else safe_subset(widened, load_variant_safety(toolchain))
