@@ -21,7 +21,9 @@ salvage). Printed per run, as a Markdown row:
 * **found**: geomean reduction vs -Oz of the best list each unit's search,
   minimization and broadcast found (unvalidated);
 * **validated**: geomean vs -Oz of the lists reported (validated, -Oz when none);
-* **total bytes**: the same lists' summed size against the units' summed -Oz size;
+* **total bytes**: the same lists' summed size against the units' summed -Oz size
+  (instructions with ``--objective ir-instructions``, where every figure is in IR
+  instructions);
 * **kept**: validated / found;
 * units improved (validated), compiles per unit (evaluations stored, all phases),
   wall time, and lists validated per minute of the validation phase (each list the
@@ -229,7 +231,8 @@ def main(argv: list[str]) -> int:
             + ", ".join(f"{package} {n}" for package, n in counts.items()),
             flush=True,
         )
-        print("| search | budget | found (unvalidated) | validated | total bytes | kept | improved | "
+        unit = "instructions" if args.objective == "ir-instructions" else "bytes"
+        print(f"| search | budget | found (unvalidated) | validated | total {unit} | kept | improved | "
               "compiles/unit | wall time | lists validated/min |")  # fmt: skip
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for budget in args.budgets:

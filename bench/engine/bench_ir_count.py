@@ -12,7 +12,8 @@ list) and an IR count (``opt``, then counting the optimized IR, what an
 ``ir-instructions`` search pays). Both go through the same in-process workers, one
 list at a time, alternating, so both see the same machine. Printed: lists per second of
 each, their ratio, and how often the two orderings agree (the fraction of list pairs of a
-unit that IR count and binary size rank the same way).
+unit that IR count and binary size rank the same way), and how many lists gave two
+different IR counts in their two runs (``opt`` is not deterministic on every list).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
     sources.sort(key=lambda s: hashlib.sha256(s.key().encode()).hexdigest())
     sources = sources[: args.units]
     measure_seconds = count_seconds = 0.0
-    evaluated = agree = pairs = 0
+    evaluated = agree = pairs = differing = 0
     with Compiler(workers=1) as compiler:
         pass_set = search_pass_set(compiler.toolchain)
         search = RandomSearch(args.seed)
@@ -66,7 +67,9 @@ def main(argv: list[str]) -> int:
                     ended = time.perf_counter()
                 except CommandFailed:
                     continue
-                assert counted.ir_instructions == measured.ir_instructions
+                # opt itself is not deterministic on some lists (attributor-light, mergefunc,
+                # iroutliner...): two runs of one list may differ; counted, not compared.
+                differing += counted.ir_instructions != measured.ir_instructions
                 measure_seconds += middle - started
                 count_seconds += ended - middle
                 evaluated += 1
@@ -87,6 +90,7 @@ def main(argv: list[str]) -> int:
                     "speedup": measure_seconds / count_seconds,
                     "same_order": agree / pairs if pairs else None,
                     "pairs": pairs,
+                    "lists_whose_two_runs_differed": differing,
                 },
                 indent=1,
             )

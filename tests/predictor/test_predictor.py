@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.store import Store
 from llm_compiler.errors import InvalidInput
-from llm_compiler.predictor.dataset import TrainingUnit, select_candidates
+from llm_compiler.predictor.dataset import TrainingUnit, build_training_data, select_candidates
 from llm_compiler.predictor.proposer import RankedLists
 from llm_compiler.predictor.ranker import load
 from llm_compiler.predictor.shipped import ranker_file, shipped_ranker
@@ -63,6 +64,26 @@ def test_training_records_its_provenance_and_is_repeatable(trained: Path, compil
     assert len(data["sizes"]) == 5 and all(len(row) == len(ranker.pipelines) for row in data["sizes"])
     program = compiler.load(trained / "pkga" / "crc32.c")
     assert sorted(ranker.rank(program.ir)) == sorted(ranker.pipelines)
+
+
+def test_training_learns_in_the_objective_asked_for(
+    trained: Path, compiler: Compiler, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "predictor", "train", "--tuning", "run", "--out", "text", "--objective", "text-size", cwd=trained
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads((trained / "text" / "training.json").read_text())
+    assert data["provenance"]["objective"] == "text-size"
+    crc32 = next(unit for unit in data["units"] if unit["name"].endswith("crc32.c"))
+    program = compiler.load(trained / "pkga" / "crc32.c")
+    assert crc32["oz_size"] == compiler.measure_oz(program).text
+    # A run that counted IR only has no object sizes to learn bytes from.
+    store = Store(tmp_path / "tune.sqlite")
+    store.check_meta({"llvm_version": compiler.llvm_version, "objective": "ir-instructions"}, resume=False)
+    store.close()
+    with pytest.raises(InvalidInput, match="measures no object"):
+        build_training_data(compiler, [tmp_path])
 
 
 def test_a_ranker_for_another_llvm_or_pass_set_is_refused(trained: Path, compiler: Compiler) -> None:

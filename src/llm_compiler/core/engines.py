@@ -202,7 +202,7 @@ class InProcessEngine:
         self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
     ) -> CompileResult:
         evaluation = self.pool.evaluate(
-            program.id,
+            program.text_key,
             program.ir,
             pipeline,
             subject=subject(program, pipeline),
@@ -218,7 +218,7 @@ class InProcessEngine:
     ) -> CompileResult:
         pipeline = ",".join(elements)
         evaluation = self.pool.evaluate(
-            program.id,
+            program.text_key,
             program.ir,
             pipeline,
             subject=subject(program, pipeline),
@@ -230,7 +230,7 @@ class InProcessEngine:
 
     def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
         count, digest = self.pool.count(
-            program.id, program.ir, pipeline, subject=subject(program, pipeline), replay=replay
+            program.text_key, program.ir, pipeline, subject=subject(program, pipeline), replay=replay
         )
         return IRCount(pipeline, count, self.toolchain.version, digest)
 

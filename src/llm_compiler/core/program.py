@@ -60,6 +60,16 @@ class Program:
         text = _SOURCE_FILENAME.sub(_without_directory, text, count=1)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+    @functools.cached_property
+    def text_key(self) -> str:
+        """The hash of the exact IR text, ``; ModuleID`` line and paths included.
+
+        Workers keep programs by this key, not by :attr:`id`: two files with the same
+        code in different folders share an id, but their texts (and so the optimized
+        texts whose hashes the determinism check compares) differ in ``source_filename``.
+        """
+        return hashlib.sha256(self.ir.encode()).hexdigest()[:16]
+
 
 @dataclass(frozen=True)
 class Measurement:
