@@ -81,7 +81,7 @@ class PhaseClock(TuneProgress):
         self._close()
 
 
-def _oz_sizes(specs: list[str]) -> dict[str, int]:
+def oz_sizes(specs: list[str]) -> dict[str, int]:
     """-Oz sizes of corpus units by unit id, from the corpus manifests named."""
     sizes = {}
     for spec in specs:
@@ -108,7 +108,7 @@ def select(
     package."""
     sources = list(ProgramSet(specs))
     if max_oz_size is not None or min_oz_size > 1:
-        sizes = _oz_sizes(specs)
+        sizes = oz_sizes(specs)
         largest = max_oz_size if max_oz_size is not None else float("inf")
         sources = [s for s in sources if max(1, min_oz_size) <= sizes.get(s.unit_id or "", 0) <= largest]
     if not packages:

@@ -33,6 +33,9 @@ from llm_compiler.errors import CommandFailed
 from llm_compiler.passes.safety import search_pass_set
 from llm_compiler.selection.proposer import ProposalRequest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autotune"))
+from bench_autotune import oz_sizes
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
@@ -45,7 +48,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     sources = list(ProgramSet(args.programs))
-    sizes = _oz_sizes(args.programs)
+    sizes = oz_sizes(args.programs)
     sources = [s for s in sources if sizes.get(s.unit_id or "", 0) >= args.min_oz_size]
     sources.sort(key=lambda s: hashlib.sha256(s.key().encode()).hexdigest())
     sources = sources[: args.units]
@@ -96,19 +99,6 @@ def main(argv: list[str]) -> int:
             )
         )
     return 0
-
-
-def _oz_sizes(specs: list[str]) -> dict[str, int]:
-    sizes = {}
-    for spec in specs:
-        folder = Path(spec.removeprefix("corpus:").split("?")[0])
-        manifest = folder / "manifest.jsonl" if folder.is_dir() else folder
-        if manifest.is_file():
-            for line in manifest.read_text().splitlines():
-                if line.strip():
-                    unit = json.loads(line)
-                    sizes[unit["id"]] = int(unit.get("oz_size") or 0)
-    return sizes
 
 
 if __name__ == "__main__":

@@ -26,10 +26,12 @@ A crash inside LLVM kills this process: run it in a worker
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -324,29 +326,29 @@ class InProcessLLVM:
         With ``memo``, an optimized IR text measured before is not lowered again;
         ``want_obj`` returns the object file too.
         """
+        with self._optimized(program_id, pipeline) as module:
+            return self._finish(module, want_ir, want_asm, 0, memo=memo, want_obj=want_obj)
+
+    @contextlib.contextmanager
+    def _optimized(self, program_id: str, pipeline: str | None) -> Iterator[int]:
+        """A kept program parsed in a context of its own, ``pipeline`` run on it (the
+        context, and the module with it, is freed on leaving)."""
         self._llvm_seconds = 0.0
         context = self.lib.LLVMContextCreate()
         try:
             module = self.parse(context, self._text(program_id))
             if pipeline is not None:
                 self.run_passes(module, pipeline)
-            return self._finish(module, want_ir, want_asm, 0, memo=memo, want_obj=want_obj)
+            yield module
         finally:
             self.lib.LLVMContextDispose(context)
 
     def count(self, program_id: str, pipeline: str | None) -> tuple[int, str, float]:
         """Applies a whole pipeline to a kept program and counts the optimized IR,
         generating no code: (instructions, optimized-IR hash, seconds in LLVM)."""
-        self._llvm_seconds = 0.0
-        context = self.lib.LLVMContextCreate()
-        try:
-            module = self.parse(context, self._text(program_id))
-            if pipeline is not None:
-                self.run_passes(module, pipeline)
+        with self._optimized(program_id, pipeline) as module:
             count = self.count_instructions(module)
             key = ir_hash(self.print_module(module))
-        finally:
-            self.lib.LLVMContextDispose(context)
         seconds, self._llvm_seconds = self._llvm_seconds, 0.0
         return count, key, seconds
 
