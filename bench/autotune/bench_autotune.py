@@ -25,7 +25,8 @@ salvage). Printed per run, as a Markdown row:
   (instructions with ``--objective ir-instructions``, where every figure is in IR
   instructions);
 * **kept**: validated / found;
-* units improved (validated), compiles per unit (evaluations stored, all phases),
+* units improved (validated), compiles per unit (evaluations stored, all phases, and the
+  per-function phase's compiles with ``--per-function``),
   wall time, and lists validated per minute of the validation phase (each list the
   gate checked, salvaged repairs included).
 
@@ -40,6 +41,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -129,6 +131,8 @@ def run(
     # Objective and space are named only when asked for, so that the bench runs on code
     # from before they existed (a baseline commit's checkout) with the same settings.
     extra: dict[str, Any] = {"space": space} if space else {}
+    if args.per_function:
+        extra["per_function"] = args.per_function
     if args.objective != "binary-size":
         from llm_compiler.core.objective import Objective
 
@@ -143,9 +147,13 @@ def run(
         validate=not args.no_validate,
         **extra,
     )
-    out = Path(args.out) / f"{search.replace(':', '_').replace('@', '_').replace('+', '_')}-{budget}"
+    name = f"{search.replace(':', '_').replace('@', '_').replace('+', '_')}-{budget}"
+    out = Path(args.out) / (name + (f"-pf{args.per_function}" if args.per_function else ""))
     out.mkdir(parents=True, exist_ok=True)
     (out / "tune.sqlite").unlink(missing_ok=True)
+    if args.continue_from:
+        # The same search's finished run: its jobs are skipped, only later phases run.
+        shutil.copyfile(Path(args.continue_from) / name / "tune.sqlite", out / "tune.sqlite")
     store = Store(out / "tune.sqlite")
     executor = LocalExecutor(args.jobs)
     clock = PhaseClock()
@@ -157,7 +165,6 @@ def run(
         executor.close()
         clock.finish()
     seconds = time.perf_counter() - started
-    compiles = sum(1 for _ in store.iter_evaluations())
     export_run(out, report, store, compiler, tuner.programs)
     store.close()
     tuned = report.tuned
@@ -174,7 +181,8 @@ def run(
         "total_validated": 1 - sum(p.best_size for p in tuned) / max(1, sum(p.oz_size for p in tuned)),
         "kept": validated / found if found else 1.0,
         "improved": sum(p.improved for p in tuned),
-        "compiles_per_unit": compiles / max(1, len(tuned)),
+        # Evaluations stored for the unit in every phase, and the per-function phase's compiles.
+        "compiles_per_unit": sum(p.compiles for p in tuned) / max(1, len(tuned)),
         "seconds": seconds,
         "phase_seconds": clock.seconds,
         "lists_validated": checked,
@@ -204,6 +212,17 @@ def main(argv: list[str]) -> int:
         help="what the searches minimize (tune --objective); figures are in its unit",
     )
     parser.add_argument("--budgets", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument(
+        "--per-function",
+        type=int,
+        default=0,
+        help="function-level lists tried per unit after its validated list (tune --per-function)",
+    )
+    parser.add_argument(
+        "--continue-from",
+        help="an earlier --out of the same units, searches and budgets: each run starts from its store "
+        "(its phases are not run again; wall time is then the added phases')",
+    )
     parser.add_argument(
         "--searches",
         nargs="+",

@@ -8,7 +8,8 @@
 * ``evaluations.jsonl``: every evaluation of the run, joined with its measurement;
 * ``best.parquet`` and ``evaluations.parquet`` when pyarrow is installed
   (``pip install 'llm-compiler[parquet]'``);
-* ``objects/NAME.o``: each program compiled with its best list;
+* ``objects/NAME.o``: each program compiled with its best list (its per-function
+  lists joined, where the run kept some);
 * ``tune.sqlite``: the store itself (``--resume`` continues from it).
 """
 
@@ -19,6 +20,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from llm_compiler.autotune.function_lists import build_function_lists
 from llm_compiler.autotune.tuner import TuneReport
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
@@ -54,6 +56,10 @@ def export_run(
         program = by_id.get(result.program_id)
         if program is not None:
             target = objects / f"{safe_name(result.program)}.o"
-            compiler.compile_to(program, compiler.passes(result.best_pipeline), target)
+            if result.function_lists is not None:
+                joined = build_function_lists(compiler, program, result.function_lists)
+                target.write_bytes(compiler.lower(joined, name=program.name))
+            else:
+                compiler.compile_to(program, compiler.passes(result.best_pipeline), target)
     written.append(objects)
     return written

@@ -17,7 +17,9 @@ Jobs, in the order a run uses them:
   prefix states, then confirmed with whole-pipeline measurements;
 * :func:`broadcast_job`: the most common best lists tried on one program;
 * :func:`validate_job`: the best lists handed to the selection layer
-  (:mod:`llm_compiler.selection`), which checks them best first until one passes.
+  (:mod:`llm_compiler.selection`), which checks them best first until one passes;
+* :func:`function_lists_job` (``per_function`` > 0): per-function lists after the
+  validated best list (:mod:`llm_compiler.autotune.function_lists`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_compiler.autotune.function_lists import (
+    FunctionListsOutcome,
+    draw_function_lists,
+    function_level_members,
+    tune_function_lists,
+)
 from llm_compiler.autotune.minimize import eliminate_redundant, minimize
 from llm_compiler.autotune.random_search import RandomSearch
 from llm_compiler.autotune.strategies import default_search
@@ -84,6 +92,8 @@ class TuneSettings:
             ``ir-instructions`` the search generates no code.
         space: The search space (:mod:`llm_compiler.passes.space`): ``paper`` (flat lists
             of the pass set's members), ``params``, ``nested`` or ``rich``.
+        per_function: Function-level lists tried on each unit after its validated
+            best list (:mod:`llm_compiler.autotune.function_lists`); 0 turns the phase off.
     """
 
     seed: int = 0
@@ -107,6 +117,7 @@ class TuneSettings:
     pass_set: str = "safe"
     objective: Objective = DEFAULT_OBJECTIVE
     space: str = DEFAULT_SPACE
+    per_function: int = 0
 
     def search_pass_set(self, compiler: Compiler) -> PassSet:
         """The passes the search draws from (see ``pass_set``), as the search space ``space``."""
@@ -141,6 +152,8 @@ class TuneSettings:
             identity["max_rejections"] = self.max_rejections
         if self.space != DEFAULT_SPACE:
             identity["space"] = self.space
+        if self.per_function:
+            identity["per_function"] = self.per_function
         if self.objective is not DEFAULT_OBJECTIVE:
             # Only another objective is named, so stores written before objectives resume.
             identity["objective"] = self.objective.value
@@ -442,3 +455,20 @@ def _keep_shorter_if_it_passes(evaluator: JobEvaluator, selector: Selector, outp
         )
         if again.fallback is None:
             output.pipeline, output.size, output.detail = again.chosen, again.binary_size, again.detail
+
+
+def function_lists_job(settings: TuneSettings, program: Program, base: str) -> JobOutput:
+    """Per-function lists after ``base``, the program's validated best list
+    (:func:`~llm_compiler.autotune.function_lists.tune_function_lists`); the outcome is
+    in ``extra["function_lists"]``."""
+    compiler = process_compiler(settings)
+    members = function_level_members(settings.search_pass_set(compiler))
+    candidates = draw_function_lists(members, settings.per_function, f"{settings.seed}:{program.id}")
+    gate = selector_for(settings).gate if settings.validate else None
+    try:
+        outcome = tune_function_lists(compiler, program, base, candidates, gate)
+    except (CommandFailed, InvalidPassList) as error:
+        outcome = FunctionListsOutcome(None, 0, 0, 0, f"the base list does not build: {str(error)[:300]}")
+    output = JobOutput(program_id=program.id, pipeline=base, size=outcome.size, detail=outcome.detail)
+    output.extra["function_lists"] = outcome.to_json()
+    return output

@@ -13,7 +13,10 @@ pool, or Dask), and writes every job's evaluations to the store as it completes:
 2. **minimize** - the best list of each program that beats -Oz, to a fixed point;
 3. **broadcast** - the K most common best lists tried on every program;
 4. **validate** - the best lists handed to the selection layer
-   (:mod:`llm_compiler.selection`), checked best first; -Oz is kept when none passes.
+   (:mod:`llm_compiler.selection`), checked best first; -Oz is kept when none passes;
+5. **functions** (``per_function`` > 0, binary size) - per-function lists after
+   each unit's validated list (:mod:`llm_compiler.autotune.function_lists`), kept
+   when the joined unit is smaller and passes its checks.
 
 A killed run resumes from the store (jobs already done are skipped, evaluations
 already made are not made again) and ends with the same results. Programs that do
@@ -29,11 +32,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_compiler.autotune.function_lists import FunctionLists, FunctionListsOutcome
 from llm_compiler.autotune.jobs import (
     JobOutput,
     TuneSettings,
     best_row,
     broadcast_job,
+    function_lists_job,
     minimize_job,
     search_chunk_job,
     validate_job,
@@ -49,7 +54,7 @@ from llm_compiler.errors import LlmCompilerError
 from llm_compiler.passes.pipeline import parse_pipeline
 from llm_compiler.selection import Candidate
 
-PHASES = ("random", "minimize", "broadcast", "validate")
+PHASES = ("random", "minimize", "broadcast", "validate", "functions")
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class ProgramResult:
     validation: str = ""
     rejected: tuple[dict[str, str], ...] = ()
     objective: Objective = DEFAULT_OBJECTIVE
+    function_lists: FunctionLists | None = None
 
     @property
     def ok(self) -> bool:
@@ -136,6 +142,7 @@ class ProgramResult:
             "failures": self.failures,
             "validation": self.validation,
             "rejected": list(self.rejected),
+            "function_lists": self.function_lists.to_json() if self.function_lists is not None else None,
         }
 
 
@@ -195,6 +202,7 @@ class TuneReport:
                     "oz_size": p.oz_size,
                     "best_size": p.best_size,
                     "best_pipeline": p.best_pipeline,
+                    "function_lists": p.function_lists.to_json() if p.function_lists is not None else None,
                     "compiles": p.compiles,
                     "validation": p.validation if p.ok else p.detail,
                     "why_not_better": p.why_not_better if p.ok else "",
@@ -321,6 +329,8 @@ class Tuner:
         minimized = self._minimize_phase(programs)
         before, after = self._broadcast_phase(programs, minimized)
         self._validate_phase(programs)
+        if self.settings.per_function > 0 and self.settings.objective is DEFAULT_OBJECTIVE:
+            self._function_lists_phase(programs)
         return self.report(before, after)
 
     def _search_phase(self, programs: list[Program]) -> None:
@@ -441,6 +451,23 @@ class Tuner:
 
         self._run_jobs("validation", jobs, done)
 
+    def _function_lists_phase(self, programs: list[Program]) -> None:
+        jobs = []
+        for program in programs:
+            final = self.store.result(program.id, "final")
+            if final is not None:
+                job: Job = (function_lists_job, (self.settings, program, final[0]))
+                jobs.append((f"functions:{program.id}", job, 1))
+
+        def done(output: JobOutput) -> None:
+            outcome = output.extra["function_lists"]
+            validated = self.settings.validate if outcome["record"] else None
+            self.store.set_result(
+                output.program_id, "functions", json.dumps(outcome), output.size, output.detail, validated
+            )
+
+        self._run_jobs("per-function lists", jobs, done)
+
     # Report ----------------------------------------------------------------------------
 
     def report(self, distinct_before: int = 0, distinct_after: int = 0) -> TuneReport:
@@ -496,6 +523,15 @@ class Tuner:
             verdict = json.loads(final[2])
         unoptimized = rows.get(("", "exact"))
         oz_size = int(self._value(oz))
+        best_size = final[1] if final is not None else oz_size
+        functions, extra_compiles = None, 0
+        stored = self.store.result(program_id, "functions")
+        if stored is not None:
+            outcome = FunctionListsOutcome.from_json(json.loads(stored[0]))
+            extra_compiles = outcome.compiles
+            if outcome.record is not None and outcome.size < best_size:
+                functions, best_size = outcome.record, outcome.size
+                verdict["validation"] = outcome.detail
         return ProgramResult(
             program=entry["name"],
             program_id=program_id,
@@ -508,13 +544,14 @@ class Tuner:
             random_size=size("random", oz_size),
             minimized_size=size("minimize", size("random", oz_size)),
             broadcast_size=size("broadcast", oz_size),
-            best_size=final[1] if final is not None else oz_size,
+            best_size=best_size,
             best_pipeline=final[0] if final is not None else OZ_PIPELINE,
-            compiles=len(rows),
+            compiles=len(rows) + extra_compiles,
             failures=sum(1 for r in rows.values() if not r.ok),
             validation=verdict["validation"],
             rejected=tuple(verdict["rejected"]),
             objective=self.settings.objective,
+            function_lists=functions,
         )
 
 

@@ -32,6 +32,7 @@ from llm_compiler.cli.options import (
 from llm_compiler.cli.tables import results_table
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.metrics import gains_text
+from llm_compiler.core.objective import DEFAULT_OBJECTIVE
 from llm_compiler.core.program import Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
@@ -105,6 +106,15 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="what lists may hold: paper (default: flat lists of the set's passes at their default "
         "parameters), params (also each pass's parameter variants, derived from opt), nested (also "
         "grouped pass managers such as function(a,b) and cgscc(inline,function(...))), rich (both)",
+    )
+    search.add_argument(
+        "--per-function",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after each unit's validated best list, try N function-level lists and give each function "
+        "the one that makes it smallest; the joined unit is kept when smaller and every list and the "
+        "join pass validation (binary size only; default: 0, off)",
     )
     search.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     search.add_argument("--max-length", type=int, default=50, help="longest random list (default: 50)")
@@ -188,6 +198,14 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
     """The run's settings from the command line (pass lists checked by the gate here)."""
     if args.budget < 1:
         raise InvalidInput(f"--budget must be at least 1 (the -Oz baseline), not {args.budget}.")
+    objective = objective_from(args)
+    if args.per_function and objective is not DEFAULT_OBJECTIVE:
+        raise InvalidInput(
+            f"--per-function measures functions in bytes of the object; it works with --objective "
+            f"{DEFAULT_OBJECTIVE.value}, not {objective.value}."
+        )
+    if args.per_function < 0:
+        raise InvalidInput(f"--per-function takes a number of lists (0: off), not {args.per_function}.")
     return TuneSettings(
         seed=args.seed,
         budget=args.budget,
@@ -209,7 +227,8 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
         max_rejections=max(1, args.max_rejections),
         pass_set=args.pass_set,
         space=args.space,
-        objective=objective_from(args),
+        objective=objective,
+        per_function=args.per_function,
     )
 
 
@@ -346,6 +365,14 @@ def _print_report(console: Console, report: TuneReport) -> None:
         console.print(
             f"  {result.program}: {result.best_pipeline}", highlight=False, markup=False, soft_wrap=True
         )
+        if result.function_lists is not None:
+            for pipeline, functions in result.function_lists.lists.items():
+                console.print(
+                    f"    then {pipeline} on {', '.join(functions)}",
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
         console.print(f"    {result.validation}", highlight=False, markup=False, soft_wrap=True)
         if result.why_not_better:
             console.print(f"    {result.why_not_better}", highlight=False, markup=False, soft_wrap=True)

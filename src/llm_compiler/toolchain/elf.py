@@ -146,3 +146,23 @@ def defined_symbols(obj: bytes) -> frozenset[str]:
         InvalidInput: ``obj`` is not an ELF file.
     """
     return frozenset(elf_symbols(obj, defined=True))
+
+
+def function_sizes(blob: bytes) -> dict[str, int]:
+    """Bytes of each function an ELF object defines (its symbol's ``st_size``), local
+    functions included, by symbol name.
+
+    Raises:
+        InvalidInput: ``blob`` is not a readable ELF file.
+    """
+    try:
+        elf = ELFFile(io.BytesIO(blob))
+        sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
+    except ELFError as error:
+        raise InvalidInput(f"Not a readable ELF file: {error}") from error
+    sizes = {}
+    for section in sections:
+        for symbol in section.iter_symbols():
+            if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF" and symbol.name:
+                sizes[symbol.name] = int(symbol["st_size"])
+    return sizes

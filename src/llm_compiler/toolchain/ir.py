@@ -26,7 +26,8 @@ import re
 
 _LABEL_RE = re.compile(r'^(?:[-a-zA-Z$._0-9]+|"[^"]*"):(?:\s*;.*)?$')
 _CONTINUATION_PREFIXES = ("to ", "catch ", "filter ", "cleanup")
-_DEFINE_RE = re.compile(r'^define\b[^@]*@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+)')
+#: A ``define`` line; group 1 is the function's name (quoted where LLVM quotes it).
+DEFINE_RE = re.compile(r'^define\b[^@]*@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+)')
 
 
 def count_instructions(ir_text: str) -> int:
@@ -74,7 +75,7 @@ def defined_functions(ir_text: str) -> list[str]:
     """Names of the functions defined (not just declared) in textual IR, in order."""
     names = []
     for raw in ir_text.splitlines():
-        match = _DEFINE_RE.match(raw)
+        match = DEFINE_RE.match(raw)
         if match:
             names.append(match.group(1).strip('"'))
     return names

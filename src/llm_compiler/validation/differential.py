@@ -12,6 +12,7 @@ computed once per program.
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from llm_compiler.core.compiler import Compiler
@@ -82,15 +83,28 @@ class DifferentialChecker:
         Raises:
             InvalidPassList: The list fails the compiler's pass-list gate.
         """
-        pipeline = passes.pipeline
+        return self._against_reference(program, passes.pipeline, lambda: self._build_and_run(program, passes))
+
+    def check_object(self, program: Program, obj: bytes, label: str) -> CheckResult:
+        """Links and runs an object built from ``program`` some other way (``label``
+        says how) and compares with the reference, as :meth:`check` does."""
+        return self._against_reference(program, label, lambda: self._run(program, label, obj))
+
+    def _against_reference(
+        self, program: Program, label: str, candidate: Callable[[], RunResult | CheckResult]
+    ) -> CheckResult:
         if not is_runnable(program):
-            return CheckResult(Outcome.UNSUPPORTED, program.name, pipeline, "no main() to run")
+            return CheckResult(Outcome.UNSUPPORTED, program.name, label, "no main() to run")
         reference = self._reference_run(program)
         if isinstance(reference, CheckResult):
             return CheckResult(
-                Outcome.UNSUPPORTED, program.name, pipeline, f"reference build failed: {reference.detail}"
+                Outcome.UNSUPPORTED, program.name, label, f"reference build failed: {reference.detail}"
             )
-        candidate = self._build_and_run(program, passes)
+        return self._compare(program, label, reference, candidate())
+
+    def _compare(
+        self, program: Program, pipeline: str, reference: RunResult, candidate: RunResult | CheckResult
+    ) -> CheckResult:
         if isinstance(candidate, CheckResult):
             return candidate
         if candidate.returncode != reference.returncode:
@@ -125,6 +139,9 @@ class DifferentialChecker:
         except CommandFailed as error:
             return CheckResult(Outcome.COMPILE_FAIL, program.name, pipeline, str(error))
         assert obj is not None
+        return self._run(program, pipeline, obj)
+
+    def _run(self, program: Program, pipeline: str, obj: bytes) -> RunResult | CheckResult:
         result = self.checker.link_and_run(obj, subject=program.name)
         if isinstance(result, LinkFailure):
             return CheckResult(Outcome.LINK_FAIL, program.name, pipeline, result.detail)

@@ -160,18 +160,44 @@ class Gate:
         note = " (only the bundled suites could check this target's behaviour)" if only_suites else ""
         return GateResult(True, Outcome.PASS, "passed: " + ", ".join(done) + note + suite_note)
 
+    def check_object(self, program: Program, obj: bytes, label: str) -> GateResult:
+        """The checks that apply to an object built from ``program`` by other means than
+        one list (a joined unit, whose lists each passed :meth:`check`): the target's
+        own link, its own run and the user's check. ``label`` names how it was built."""
+        linkage = self.linkage.check_object(program, obj)
+        if not linkage.passed:
+            return GateResult(False, Outcome.LINK_FAIL, linkage.detail, "linkage")
+        done = ["the target's own link (its undefined symbols)"]
+        if is_runnable(program):
+            result = self.differential.check_object(program, obj, label)
+            if result.outcome.is_failure:
+                description = f"the program itself: {result.outcome} ({result.detail[:200]})"
+                return GateResult(False, result.outcome, description, "program")
+            if result.outcome is Outcome.PASS:
+                done.append("the program's own output and exit status")
+        if self.user_check:
+            ok, detail = self._run_user_check(program, obj, label)
+            if not ok:
+                return GateResult(False, Outcome.RUNTIME_FAIL, f"--check failed: {detail}", "user")
+            done.append(f"--check {self.user_check!r}")
+        return GateResult(True, Outcome.PASS, "passed: " + ", ".join(done))
+
     def user_check_passes(self, program: Program, passes: PassList) -> bool:
         """Whether the user's ``--check`` passes with ``passes`` (True when there is none)."""
         return not self.user_check or self._user_check(program, passes)[0]
 
     def _user_check(self, program: Program, passes: PassList) -> tuple[bool, str]:
+        try:
+            obj = self.compiler.object_code(program, passes)[0]
+        except CommandFailed as error:
+            return False, str(error)
+        return self._run_user_check(program, obj, passes.pipeline)
+
+    def _run_user_check(self, program: Program, obj: bytes, pipeline: str) -> tuple[bool, str]:
         with tempfile.TemporaryDirectory(prefix="llm-compiler-check-") as scratch:
-            obj = Path(scratch) / "candidate.o"
-            try:
-                obj.write_bytes(self.compiler.object_code(program, passes)[0])
-            except CommandFailed as error:
-                return False, str(error)
-            env = {**os.environ, "LLM_COMPILER_OBJECT": str(obj), "LLM_COMPILER_PASSES": passes.pipeline}
+            path = Path(scratch) / "candidate.o"
+            path.write_bytes(obj)
+            env = {**os.environ, "LLM_COMPILER_OBJECT": str(path), "LLM_COMPILER_PASSES": pipeline}
             result = run_command(
                 ["sh", "-c", self.user_check or "true"],
                 timeout=3600,

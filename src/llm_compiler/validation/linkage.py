@@ -187,6 +187,18 @@ class LinkageCheck:
         """Builds ``program`` with ``passes`` and looks for references nothing resolves."""
         try:
             obj, _ = self.compiler.object_code(program, passes)
+        except CommandFailed as error:
+            return LinkageResult(False, (), f"the target does not build: {error}")
+        result = self.check_object(program, obj)
+        if result.passed or not result.missing:
+            return result
+        nm = shlex.join([str(self.compiler.toolchain.tool("llvm-nm")), "--undefined-only", "program.o"])
+        command = f"{build_command(self.compiler, program, passes.pipeline)} && {nm}"
+        return LinkageResult(False, result.missing, result.detail, command)
+
+    def check_object(self, program: Program, obj: bytes) -> LinkageResult:
+        """Looks for references nothing resolves in an object built from ``program``."""
+        try:
             allowed = self.allowed(program)
         except CommandFailed as error:
             return LinkageResult(False, (), f"the target does not build: {error}")
@@ -195,11 +207,9 @@ class LinkageCheck:
             return LinkageResult(True)
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         runtime = "C++" if target_language(program) == "c++" else "C"
-        nm = shlex.join([str(self.compiler.toolchain.tool("llvm-nm")), "--undefined-only", "program.o"])
         return LinkageResult(
             False,
             missing,
-            command=f"{build_command(self.compiler, program, passes.pipeline)} && {nm}",
             detail=(
                 f"the target would not link: it references {shown}, which the target neither "
                 f"declares nor references under -Oz, and the {runtime} runtime libraries do not export"
