@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.selection import make_gate
 from llm_compiler.selection.proposer import ProposalRequest, Proposer
 from llm_compiler.toolchain.elf import berkeley_size, function_sizes
+from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.differential import DifferentialChecker
 from llm_compiler.validation.outcomes import Outcome
 from tests.conftest import EXAMPLES, run_cli
@@ -54,6 +56,14 @@ def _linkage(ir: str) -> dict[str, bool]:
         else:
             local[match.group(1)] = match.group(2) in ("internal", "private")
     return local
+
+
+@pytest.fixture(scope="module")
+def compiler(toolchain: Toolchain) -> Iterator[Compiler]:
+    """One engine: the join and its checks run LLVM's tools either way, and the phase's
+    compiles go through the engine as every other phase's (tested on both elsewhere)."""
+    with Compiler(toolchain, timeout=120, engine="inprocess", workers=2) as compiler:
+        yield compiler
 
 
 @pytest.fixture(scope="module")
