@@ -198,14 +198,14 @@ def _settings(args: argparse.Namespace, compiler: Compiler) -> TuneSettings:
     """The run's settings from the command line (pass lists checked by the gate here)."""
     if args.budget < 1:
         raise InvalidInput(f"--budget must be at least 1 (the -Oz baseline), not {args.budget}.")
+    if args.per_function < 0:
+        raise InvalidInput(f"--per-function takes a number of lists (0: off), not {args.per_function}.")
     objective = objective_from(args)
     if args.per_function and objective is not DEFAULT_OBJECTIVE:
         raise InvalidInput(
             f"--per-function measures functions in bytes of the object; it works with --objective "
             f"{DEFAULT_OBJECTIVE.value}, not {objective.value}."
         )
-    if args.per_function < 0:
-        raise InvalidInput(f"--per-function takes a number of lists (0: off), not {args.per_function}.")
     return TuneSettings(
         seed=args.seed,
         budget=args.budget,

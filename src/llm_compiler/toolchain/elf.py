@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
+from elftools.elf.sections import Symbol, SymbolTableSection
 
 from llm_compiler.errors import InvalidInput
 
@@ -111,23 +111,28 @@ def berkeley_size(blob: bytes) -> BerkeleySize:
 _NOT_DEFINITIONS = {"STT_SECTION", "STT_FILE"}
 
 
-def elf_symbols(blob: bytes, *, defined: bool) -> Iterator[str]:
-    """Global symbol names of an ELF file, defined ones or undefined (non-weak) ones."""
+def _symbols(blob: bytes) -> Iterator[Symbol]:
+    """Every entry of an ELF file's symbol tables."""
     try:
         elf = ELFFile(io.BytesIO(blob))
         sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
     except ELFError as error:
         raise InvalidInput(f"Not a readable ELF file: {error}") from error
     for section in sections:
-        for symbol in section.iter_symbols():
-            name, bind = symbol.name, symbol["st_info"]["bind"]
-            if not name or bind not in ("STB_GLOBAL", "STB_WEAK", "STB_GNU_UNIQUE"):
-                continue
-            is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
-            if defined and not is_undefined and symbol["st_info"]["type"] not in _NOT_DEFINITIONS:
-                yield name.split("@")[0]
-            elif not defined and is_undefined and bind != "STB_WEAK":
-                yield name
+        yield from section.iter_symbols()
+
+
+def elf_symbols(blob: bytes, *, defined: bool) -> Iterator[str]:
+    """Global symbol names of an ELF file, defined ones or undefined (non-weak) ones."""
+    for symbol in _symbols(blob):
+        name, bind = symbol.name, symbol["st_info"]["bind"]
+        if not name or bind not in ("STB_GLOBAL", "STB_WEAK", "STB_GNU_UNIQUE"):
+            continue
+        is_undefined = symbol["st_shndx"] == "SHN_UNDEF"
+        if defined and not is_undefined and symbol["st_info"]["type"] not in _NOT_DEFINITIONS:
+            yield name.split("@")[0]
+        elif not defined and is_undefined and bind != "STB_WEAK":
+            yield name
 
 
 def undefined_symbols(obj: bytes) -> frozenset[str]:
@@ -155,14 +160,8 @@ def function_sizes(blob: bytes) -> dict[str, int]:
     Raises:
         InvalidInput: ``blob`` is not a readable ELF file.
     """
-    try:
-        elf = ELFFile(io.BytesIO(blob))
-        sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
-    except ELFError as error:
-        raise InvalidInput(f"Not a readable ELF file: {error}") from error
-    sizes = {}
-    for section in sections:
-        for symbol in section.iter_symbols():
-            if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF" and symbol.name:
-                sizes[symbol.name] = int(symbol["st_size"])
-    return sizes
+    return {
+        symbol.name: int(symbol["st_size"])
+        for symbol in _symbols(blob)
+        if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF" and symbol.name
+    }
