@@ -112,6 +112,8 @@ need cmake command -v cmake
 need dpkg-dev command -v dpkg-source
 # The tests open evaluate's HTML report in a headless browser.
 [[ -n "$extras" ]] && need chromium command -v chromium
+# LightGBM (the predictor's training, in the dev extras) needs OpenMP's runtime.
+[[ -n "$extras" ]] && need libgomp1 has_file /usr/lib/*/libgomp.so.1
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "setup: installing ${missing[*]}"
   apt_install "${missing[@]}"

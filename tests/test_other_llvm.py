@@ -26,6 +26,7 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.sampling import random_pass_list
 from llm_compiler.predictor import shipped
+from llm_compiler.predictor.learners import FixedOrder
 from llm_compiler.predictor.ranker import load
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
@@ -163,12 +164,13 @@ def test_adapting_keeps_known_passes_respells_parameters_and_drops_the_rest(comp
     base = load(shipped.shipped_ranker(19), compiler)
     respelled = "function(simplifycfg<bonus-inst-threshold=3>)"
     pipelines = ("function(sroa),module(no-such-pass)", "module(no-such-pass)", "function(sroa)", respelled)
-    rows = tuple((0.1, 0.0, 0.3, 0.2) for _ in base.points)
-    ranker = dataclasses.replace(base, pipelines=pipelines, frequency=(1, 2, 3, 4), gains=rows)
+    ranker = dataclasses.replace(
+        base, pipelines=pipelines, frequency=(1, 2, 3, 4), model=FixedOrder((2, 3, 0, 1))
+    )
     adapted = shipped.adapt_ranker(ranker, compiler)
     simplifycfg = next(m for m in compiler.pass_set.members if m.startswith("function(simplifycfg"))
     assert adapted.pipelines == ("function(sroa)", simplifycfg)
-    assert adapted.frequency == (1, 4) and adapted.gains[0] == (0.1, 0.2)
+    assert adapted.frequency == (1, 4) and adapted.model == FixedOrder((1, 0))
     info = adapted.manifest["adapted_from"]
     assert (info["elements_dropped"], info["elements_replaced"], info["kept"]) == (2, 1, [0, 3])
     with pytest.raises(InvalidInput, match="None of the shipped ranker's lists"):

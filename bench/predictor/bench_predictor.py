@@ -68,7 +68,8 @@ def main() -> None:
     ranker = load(path, compiler)
     print(
         f"shipped ranker: {path.stat().st_size:,} bytes, {len(ranker.pipelines)} candidates, "
-        f"{len(ranker.points)} training units"
+        f"{ranker.manifest.get('training', {}).get('units')} training units, model "
+        f"{type(ranker.model).__name__}"
     )
     print(
         f"load in a fresh interpreter: {1000 * load_s:.0f} ms (import llm_compiler alone: "

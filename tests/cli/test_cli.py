@@ -152,3 +152,20 @@ def test_tune_repairs_a_rejected_list_and_says_so(tmp_path: Path) -> None:
     assert "attributor" not in record["best_pipeline"] and record["best_size"] < record["oz_size"]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert "why_not_better" in summary["programs"][0]
+
+
+def test_a_killed_worker_is_named_with_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    from llm_compiler.cli import main as cli_main
+    from llm_compiler.cli import predictor
+
+    def killed(args: object) -> int:
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(predictor, "run_show", killed)
+    assert cli_main.main(["predictor", "show"]) == 2
+    error = capsys.readouterr().err
+    assert "a worker process was killed" in error and "run the same command again" in error

@@ -52,7 +52,10 @@ def test_training_records_its_provenance_and_is_repeatable(trained: Path, compil
     assert manifest["llvm_version"] == compiler.llvm_version
     assert manifest["training"]["packages"] == {"pkga": 2, "pkgb": 3}
     assert manifest["training"]["units"] == 5
-    assert {"predictor", "by_frequency", "oracle", "chosen"} <= set(manifest["held_out"])
+    held_out = manifest["held_out"]
+    assert {"learners", "chosen", "adaptive"} <= set(held_out)
+    assert {"frequency", "coverage", held_out["chosen"]} <= set(held_out["learners"])
+    assert any(name.startswith("boosted:") for name in held_out["learners"])
     # Every candidate is a list the tuning run kept or broadcast, accepted by this LLVM.
     lines = (trained / "run" / "evaluations.jsonl").read_text().splitlines()
     evaluations = {json.loads(line)["pipeline"] for line in lines}
@@ -138,7 +141,8 @@ def test_the_shipped_predictor_fits_the_installed_llvm(compiler: Compiler) -> No
     assert path == shipped_ranker(compiler.toolchain.major)
     ranker = load(path, compiler)
     held_out = ranker.manifest["held_out"]
-    assert held_out["predictor"]["top_10"] > 0
+    figures = held_out["learners"][held_out["chosen"]] if "learners" in held_out else held_out["predictor"]
+    assert figures["top_10"] > 0
     assert set(ranker.manifest["training"]["packages"]).isdisjoint(
         {"bzip2", "cjson", "giflib", "nettle", "speex"}
     )
@@ -176,11 +180,16 @@ def test_candidates_are_chosen_greedily_by_summed_gain() -> None:
 def test_predictor_specs(compiler: Compiler) -> None:
     assert first_count(parse_spec("builtin")) == DEFAULT_K and parse_spec("builtin").argument == ""
     assert first_count(parse_spec("builtin:k=3")) == 3
+    assert first_count(parse_spec("builtin:max=16")) == 16
+    adaptive, _ = make_proposer("builtin:max=4", ProposerContext(compiler))
+    fixed, _ = make_proposer("builtin:k=4", ProposerContext(compiler))
+    assert isinstance(adaptive, RankedLists) and adaptive.stops_early
+    assert isinstance(fixed, RankedLists) and not fixed.stops_early
     assert first_count(parse_spec(f"builtin:{shipped_ranker(19)},k=2")) == 2
     assert first_count(parse_spec("common:5")) == 5
     common, _ = make_proposer("common:5", ProposerContext(compiler))
     assert isinstance(common, RankedLists) and not common.learned
-    for bad in ("builtin:k=0", "builtin:k=x", "common:0"):
+    for bad in ("builtin:k=0", "builtin:k=x", "common:0", "builtin:k=2,max=3"):
         with pytest.raises(InvalidInput):
             first_count(parse_spec(bad))
     for bad in ("builtin:/no/such/file.json", "common:x", "builtin,depth=3", "common:3,k=2,first=1"):

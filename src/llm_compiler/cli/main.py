@@ -21,6 +21,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -118,6 +119,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted")
         return 130
+    except BrokenProcessPool as error:
+        if args.debug:
+            raise
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"error: a worker process was killed ({error}): out of memory, or a signal. What was finished "
+            "is kept; run the same command again to go on (with --resume where the command takes it), "
+            "with fewer --jobs if memory ran out."
+        )
+        return 2
 
 
 if __name__ == "__main__":

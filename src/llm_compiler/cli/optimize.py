@@ -65,8 +65,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="pass lists from the built-in predictor or a model; keep the smallest validated result, or -Oz",
         description=(
             "LLM Compiler's flag tuning, made safe. Without --model, the built-in predictor ranks its "
-            "candidate lists for each unit and the top k (default 10) are measured beside -Oz and "
-            "validated. With a model: the flag-tuning prompt, the model's "
+            "candidate lists for each unit and its first ones (at most 10; builtin:k=N: exactly N) are "
+            "measured beside -Oz and validated. With a model: the flag-tuning prompt, the model's "
             "answers (generation stops at the first <code> unless --full-answer), each list read "
             "leniently, mapped from the model's LLVM 17 where sound, checked by the pass-list gate, "
             "measured beside -Oz, and validated as tune validates (the target's own link, PassListEval "
@@ -80,7 +80,7 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     add_model_options(
         parser,
         required=False,
-        default_help="builtin (default: the built-in predictor; builtin:PATH, builtin:k=N), ",
+        default_help="builtin (default: the built-in predictor; builtin:PATH, builtin:k=N, builtin:max=N), ",
     )
     group = parser.add_argument_group("answers and checks")
     group.add_argument(

@@ -28,7 +28,7 @@ class Predicted:
 
     Args:
         compiler: Measures the candidates (the driver's).
-        spec: ``builtin``, ``builtin:k=N`` or ``builtin:PATH[,k=N]``.
+        spec: ``builtin``, ``builtin:k=N``, ``builtin:max=N`` or ``builtin:PATH[,k=N]``.
         suites: PassListEval suites a list must pass (suite names, as ``--suite`` takes them).
         jobs: Candidates measured at once.
         objective: What "smaller" means (binary size by default).

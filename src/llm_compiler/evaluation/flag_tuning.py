@@ -9,8 +9,9 @@ it proposes with the same compiler and gate, whoever it is:
   unit, with minimization, broadcast and validation;
 * a model spec (``hf:``, ``vllm:``, ``gguf:``, ``openai:``, ``replay:``): the model's
   answers through :class:`~llm_compiler.models.optimize.ModelOptimizer`;
-* ``builtin`` (``builtin:k=N``, ``builtin:PATH,k=N``): the built-in predictor's top k
-  lists; ``common:N``: its N candidates most often kept in training, the same for
+* ``builtin`` (``builtin:k=N``, ``builtin:max=N``, ``builtin:PATH,k=N``): the built-in
+  predictor's first lists (those its gauge finds worth measuring, at most 10 or N; with
+  ``k=N`` exactly its top N); ``common:N``: its N candidates most often kept in training, the same for
   every unit (no learning); ``random:N``: N random lists as random search draws them.
   Each is measured beside -Oz and validated as a model's answers are
   (:class:`~llm_compiler.models.proposed.ProposerOptimizer`).

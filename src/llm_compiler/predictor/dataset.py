@@ -245,6 +245,104 @@ def build_training_data(
     )
 
 
+def pool_from_runs(compiler: Compiler, runs: Sequence[Path], size: int = POOL_SIZE) -> list[str]:
+    """The lists tuning runs kept after validation, most often kept first (step 2 of the
+    module docstring), each accepted by this LLVM.
+
+    Raises:
+        InvalidInput: A run that is not there, or one tuned with another LLVM.
+    """
+    kept: Counter[str] = Counter()
+    for path, store in read_runs(runs):
+        try:
+            meta = store.meta()
+            if meta.get("llvm_version") != compiler.llvm_version:
+                raise InvalidInput(
+                    f"{path}: tuned with LLVM {meta.get('llvm_version')}, not the installed "
+                    f"{compiler.llvm_version}; retune with this LLVM."
+                )
+            for record in store.programs():
+                final = store.result(record["program_id"], "final")
+                if record["status"] == "ok" and final is not None:
+                    kept[final[0]] += 1
+        finally:
+            store.close()
+    return _pool(compiler, kept, size)
+
+
+def data_from_table(
+    compiler: Compiler, tables: Sequence[Any], objective: Objective = DEFAULT_OBJECTIVE
+) -> TrainingData:
+    """Training data from training tables (:mod:`llm_compiler.predictor.table`): their
+    units of the train split by their pools' lists.
+
+    Tables of different pools join by unit: the lists are those of every table (in the
+    order given), and the units those every table measured (a unit missing from one would
+    lack its lists' sizes), so a table of new lists over the same units adds columns.
+
+    Raises:
+        InvalidInput: Tables of another LLVM, feature version or objective, or no unit of
+            the train split that every table holds.
+    """
+    pipelines: list[str] = []
+    rows: dict[str, dict[str, int | None]] = {}
+    found: dict[str, Any] = {}
+    for number, table in enumerate(tables):
+        header = table.header
+        if header["llvm_version"] != compiler.llvm_version:
+            raise InvalidInput(
+                f"a table measured with LLVM {header['llvm_version']}, not the installed "
+                f"{compiler.llvm_version}; measure it again with this LLVM (llm-compiler predictor table)."
+            )
+        if header["feature_version"] != FEATURE_VERSION or header["objective"] != objective.value:
+            raise InvalidInput(
+                f"a table of feature version {header['feature_version']} and objective "
+                f"{header['objective']}; this training needs version {FEATURE_VERSION} and "
+                f"{objective.value}: measure it again."
+            )
+        pipelines += [p for p in table.pipelines if p not in pipelines]
+        held = {u.program_id: u for u in table.units if u.split == "train"}
+        for program_id, unit in held.items():
+            if number == 0:
+                found[program_id] = unit
+                rows[program_id] = {}
+            if program_id in rows:
+                rows[program_id].update(zip(table.pipelines, unit.sizes, strict=True))
+        for program_id in [i for i in rows if i not in held]:
+            del rows[program_id]
+    if not rows:
+        raise InvalidInput(
+            "The tables hold no unit of the train split that all of them measured; the predictor trains on "
+            "the train split only, and joins tables by unit."
+        )
+    order = sorted(rows)
+    units = [found[i] for i in order]
+    packages = Counter(u.package for u in units)
+    return TrainingData(
+        tuple(TrainingUnit(u.program_id, u.name, u.package, u.oz_size, u.features) for u in units),
+        tuple(pipelines),
+        tuple(tuple(rows[i][p] for p in pipelines) for i in order),
+        tuple(0 for _ in pipelines),
+        {
+            "llvm_version": compiler.llvm_version,
+            "objective": objective.value,
+            "tables": [
+                {
+                    "pool_hash": t.header["pool_hash"],
+                    "lists": len(t.pipelines),
+                    "units": len(t.units),
+                    "shards": len(t.shards),
+                    "seconds": round(sum(s["seconds"] for s in t.shards)),
+                }
+                for t in tables
+            ],
+            "packages": dict(sorted(packages.items())),
+            "units": len(units),
+            "pool": len(pipelines),
+        },
+    )
+
+
 def select_candidates(
     units: Sequence[TrainingUnit],
     pipelines: Sequence[str],
@@ -309,14 +407,20 @@ def measure_lists(
 ) -> tuple[str, list[Any]]:
     """A job: ``program``'s size under each list in the settings' objective (None where
     the compile failed)."""
-    compiler = process_compiler(settings)
+    return program.id, sizes_under(process_compiler(settings), program, pipelines, settings.objective)
+
+
+def sizes_under(
+    compiler: Compiler, program: Program, pipelines: Sequence[str], objective: Objective
+) -> list[int | None]:
+    """``program``'s value in ``objective`` under each list (None where the compile failed)."""
     sizes: list[int | None] = []
     for pipeline in pipelines:
         try:
-            sizes.append(compiler.value(program, compiler.passes(pipeline), settings.objective)[0])
+            sizes.append(compiler.value(program, compiler.passes(pipeline), objective)[0])
         except (CommandFailed, InvalidPassList):
             sizes.append(None)
-    return program.id, sizes
+    return sizes
 
 
 def _measure_missing(

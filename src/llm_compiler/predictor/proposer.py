@@ -4,8 +4,10 @@
 (``predictor/data/ranker-llvm<major>.json``, trained by this project on its corpus's
 train split; for an LLVM without one, the nearest one's lists adapted to it, see
 :mod:`llm_compiler.predictor.shipped`); ``builtin:PATH`` is another one
-(``llm-compiler predictor train``); ``,k=N`` (or ``builtin:k=N``) sets how many of its
-ranked lists are measured per unit (default 10). ``common:N`` is the unlearned
+(``llm-compiler predictor train``). By default it measures its ranked lists while the
+ranker predicts they are worth it (a ranker whose model predicts gains stops once the next
+list's predicted gain is below the threshold chosen on held-out packages), at most 10;
+``max=N`` sets that most, ``k=N`` measures exactly the first N instead. ``common:N`` is the unlearned
 baseline: the same candidates, most often kept in training first, whatever the unit.
 Both are made from specs by the registry (:mod:`llm_compiler.selection.registry`),
 through :func:`builtin` and :func:`common`.
@@ -51,20 +53,29 @@ class RankedLists(Proposer):
     Args:
         ranker: The trained ranker.
         learned: Rank per unit (True) or use the training frequency order (False).
+        stops_early: Offer only the lists the ranker predicts are worth measuring
+            (:meth:`~llm_compiler.predictor.ranker.Ranker.adaptive`).
     """
 
     ranker: Ranker = field(hash=False, compare=False)
     learned: bool = True
-    name: str = field(default="built-in predictor", init=False)
+    stops_early: bool = False
+    name = "built-in predictor"
 
     def ask(self, request: ProposalRequest) -> list[PassList]:
-        order = self.ranker.rank(request.program.ir) if self.learned else self.ranker.by_frequency()
+        if self.learned and self.stops_early:
+            order = self.ranker.adaptive(request.program.ir, request.start + request.count)
+        elif self.learned:
+            order = self.ranker.rank(request.program.ir)
+        else:
+            order = self.ranker.by_frequency()
         return [parse_pipeline(pipeline) for pipeline in order[request.start : request.start + request.count]]
 
     def identity(self) -> dict[str, Any]:
         return {
             "proposer": "RankedLists",
             "learned": self.learned,
+            "stops_early": self.stops_early,
             "candidates": len(self.ranker.pipelines),
             "training": self.ranker.manifest.get("training", {}).get("packages"),
         }
@@ -80,7 +91,7 @@ def _ranker_path(spec: Spec) -> Path | None:
 
 
 def builtin(spec: Spec, context: ProposerContext) -> Proposer:
-    """``builtin[:PATH][,k=N]``: the built-in predictor (the shipped ranker, or ``PATH``).
+    """``builtin[:PATH][,k=N|max=N]``: the built-in predictor (the shipped ranker, or ``PATH``).
 
     In ``optimize`` and ``evaluate`` (role ``first``) its ranked lists for the unit; in
     ``tune`` (role ``search``) those lists first, then local search from them
@@ -100,8 +111,8 @@ def builtin(spec: Spec, context: ProposerContext) -> Proposer:
             first=spec.number("first", PREDICTED_FIRST),
             warmup=spec.number("warmup", PREDICTED_WARMUP, minimum=0),
         )
-    spec.refuse_options("k")
-    return RankedLists(ranker_for(path, context.compiler), learned=True)
+    spec.refuse_options("k", "max")
+    return RankedLists(ranker_for(path, context.compiler), learned=True, stops_early="k" not in spec.options)
 
 
 def common(spec: Spec, context: ProposerContext) -> Proposer:

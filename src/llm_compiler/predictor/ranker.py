@@ -1,35 +1,28 @@
 """The learned ranker: which of the candidate lists to try first on a unit never seen.
 
-What counts for a unit is the best of the k lists measured, not each list's own score,
-so the ranker chooses a *set*: the lists that together do best on training units like
-this one. A new unit's IR features (log-scaled, standardized as in training) find its
-``neighbours`` closest training units; each training unit gets a weight (1/neighbours
-for the nearest, plus ``prior`` spread over all of them, so a unit unlike any seen is
-treated as the average unit); the candidates are then taken greedily, each adding the
-most weighted gain over the lists already taken (gain: log(-Oz size / size), or with
-``target = "share"`` that gain as a share of the unit's best, so that every unit counts
-alike). Once nothing adds, the rest follow by weighted mean gain. Ties go to the
-earlier candidate, so the ranking is deterministic.
+A ranker is a fixed set of candidate lists and a **model** that orders them for a unit
+from its IR features (:mod:`llm_compiler.predictor.features`, log-scaled). The models
+are those of :mod:`llm_compiler.predictor.learners`: gradient-boosted trees predicting
+each candidate's gain over -Oz (their predictions also tell ``optimize`` when the next
+lists are not worth measuring), the same trees trained to rank, or the nearest training
+units' best sets; :func:`fit` tries them all with each training package held out in turn
+and keeps the one that does best on packages it never saw (the first list alone must not
+be worse than -Oz on average there). The manifest keeps every learner's held-out figures
+beside the unlearned orders' (by frequency, by coverage).
 
-Its settings (neighbours, prior, target) are chosen by :func:`fit` on held-out
-packages: each package in turn is left out, ranked from the others alone, and the
-settings whose top 1, 3 and 10 lists do best on it together win. The manifest keeps
-those figures beside the unlearned orders' (by frequency, by coverage) computed the
-same way. It needs numpy only, loads in milliseconds, ranks a unit in about a
-millisecond, and its file is plain JSON (no pickle: loading runs no code).
-
-The file records what it was trained for: the LLVM major version, a hash of that
-LLVM's searchable pass set, the feature version, the training packages. :func:`load`
-refuses a file made for another LLVM or pass set, naming the retraining command.
+The file is plain JSON (no pickle: loading runs no code; the trees are arrays evaluated
+with numpy), and the same training data give the same bytes. It records what it was
+trained for: the LLVM major version, a hash of that LLVM's searchable pass set, the
+feature version, the training packages. :func:`load` refuses a file made for another
+LLVM or pass set, naming the retraining command, and still reads the first format's
+nearest-neighbour files.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,15 +34,40 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.files import atomic_write_text
 from llm_compiler.predictor.dataset import TrainingData
 from llm_compiler.predictor.features import FEATURE_NAMES, FEATURE_VERSION, ir_features
+from llm_compiler.predictor.learners import (
+    GAUGE,
+    SAFE,
+    TOP_K,
+    Boosted,
+    FixedOrder,
+    Model,
+    NearestSets,
+    SafeFirst,
+    choose_candidates,
+    gain_matrix,
+    held_out,
+    learners,
+    log_scaled,
+    safe_list,
+)
+from llm_compiler.predictor.trees import TreeEnsemble
 
-#: The file format; a change that old readers cannot read bumps it.
-FORMAT = 1
-#: Candidates the held-out figures and the default proposal use.
-TOP_K = (1, 3, 10)
-#: Settings tried by :func:`fit`: (neighbours, prior, target).
-GRID = tuple((n, p, t) for n in (5, 10, 20, 40) for p in (0.0, 0.5, 2.0, 4.0) for t in ("gain", "share"))
+#: The file format; a change that old readers cannot read bumps it (1: nearest neighbours only).
+FORMAT = 2
+#: Candidates a ranker keeps from the pool, by default.
+CANDIDATES = 64
+#: The most lists the adaptive default measures per unit.
+MAX_LISTS = 10
+#: Predicted-gain thresholds tried for adaptive k (log gain; 0.001 is about 0.1%).
+STOP_GRID = (-0.01, 0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032)
+#: Held-out figures (the sum of the three top-k percentages) this close to the best order's
+#: are a tie, won by the smaller model.
+TOLERANCE = 0.15
+#: Points of held-out gain the adaptive stop may give up to measure fewer lists.
+STOP_LOSS = 0.05
 RETRAIN = (
-    "llm-compiler predictor train --tuning RUN... --out DIR (RUN: `llm-compiler tune PROGRAMS --out RUN`)"
+    "llm-compiler predictor train --table TABLE --out DIR (TABLE: `llm-compiler predictor table PROGRAMS "
+    "--out TABLE`), or --tuning RUN... (RUN: `llm-compiler tune PROGRAMS --out RUN`)"
 )
 
 
@@ -59,71 +77,69 @@ class Ranker:
 
     Attributes:
         pipelines: The candidate lists, exact ``opt -passes=`` texts.
-        frequency: Training units that kept each candidate after tuning (the unlearned order).
-        center, scale: Standardization of the log-scaled features.
-        points: The training units' standardized features.
-        gains: ``gains[u][k]``: log(-Oz size / size) of unit ``u`` under candidate ``k``
-            (0 when not smaller or failed).
-        neighbours: Training units that weigh most for a unit.
-        prior: Weight spread over all training units.
-        target: ``gain`` or ``share`` (see the module docstring).
+        frequency: Training units that kept or were best with each candidate (the
+            unlearned order of ``common:N``).
+        model: Orders the candidates for a unit's log-scaled features.
+        gauge: Predicts each candidate's gain on a unit (boosted trees), for the adaptive
+            default (None: a fixed number of lists).
+        stop: The adaptive default measures the lists the gauge predicts to gain at least
+            this, in the model's order; a unit with none keeps -Oz at no compile.
         manifest: What it was trained on and for, and its held-out figures.
     """
 
     pipelines: tuple[str, ...]
     frequency: tuple[int, ...]
-    center: tuple[float, ...]
-    scale: tuple[float, ...]
-    points: tuple[tuple[float, ...], ...]
-    gains: tuple[tuple[float, ...], ...]
-    neighbours: int
-    prior: float
-    target: str
+    model: Model
+    gauge: Model | None = None
+    stop: float | None = None
     manifest: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-    @functools.cached_property
-    def _arrays(self) -> tuple[Any, ...]:
-        """(points, targets, center, scale) as arrays, made on first use."""
-        gains = np.asarray(self.gains, dtype=np.float64)
-        return (
-            np.asarray(self.points, dtype=np.float64),
-            _targets(gains, self.target),
-            np.asarray(self.center, dtype=np.float64),
-            np.asarray(self.scale, dtype=np.float64),
-        )
 
     def order(self, features: Sequence[float]) -> list[int]:
         """Candidate indices for a unit with these IR features, best first."""
-        points, targets, center, scale = self._arrays
-        query = (_log_scaled(np.asarray(features, dtype=np.float64)) - center) / scale
-        weights = _weights(points, query, self.neighbours, self.prior)
-        return _greedy(weights, targets, len(self.pipelines))
+        return self.model.order(log_scaled(features))
 
     def rank(self, ir: str) -> list[str]:
         """The candidates for a unit's unoptimized IR, best first."""
         return [self.pipelines[k] for k in self.order(ir_features(ir))]
+
+    def adaptive(self, ir: str, most: int) -> list[str]:
+        """The first ``most`` of :meth:`rank`'s lists that the gauge predicts to gain at
+        least :attr:`stop` (possibly none; the safe list of a safe-first order always);
+        all ``most`` without a gauge."""
+        features = log_scaled(ir_features(ir))
+        order = self.model.order(features)[:most]
+        predicted = self.gauge.predicted_gains(features) if self.gauge is not None else None
+        if predicted is None or self.stop is None:
+            return [self.pipelines[k] for k in order]
+        kept = order[:1] if isinstance(self.model, SafeFirst) else []  # the safe list is always tried
+        kept += [k for k in order[len(kept) :] if predicted[k] >= self.stop]
+        return [self.pipelines[k] for k in kept]
 
     def by_frequency(self) -> list[str]:
         """The candidates most often kept in training first (no learning)."""
         order = sorted(range(len(self.pipelines)), key=lambda k: (-self.frequency[k], k))
         return [self.pipelines[k] for k in order]
 
+    def subset(self, kept: Sequence[int], manifest: dict[str, Any]) -> Ranker:
+        """The ranker restricted to candidates ``kept`` (their order kept), with ``manifest``."""
+        return Ranker(
+            tuple(self.pipelines[k] for k in kept),
+            tuple(self.frequency[k] for k in kept),
+            self.model.subset(kept),
+            self.gauge.subset(kept) if self.gauge is not None else None,
+            self.stop,
+            manifest,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "manifest": self.manifest,
-            "model": {
-                "kind": "nearest-neighbour-sets",
-                "neighbours": self.neighbours,
-                "prior": self.prior,
-                "target": self.target,
-            },
+            "model": self.model.to_json(),
+            "gauge": self.gauge.to_json() if self.gauge is not None else None,
+            "stop": self.stop,
             "pipelines": list(self.pipelines),
             "frequency": list(self.frequency),
-            "center": [_round(x) for x in self.center],
-            "scale": [_round(x) for x in self.scale],
-            "points": [[_round(x) for x in row] for row in self.points],
-            "gains": [[_round(x) for x in row] for row in self.gains],
         }
 
     def save(self, path: Path) -> Path:
@@ -137,6 +153,36 @@ def pass_set_hash(compiler: Compiler) -> str:
     return hashlib.sha256("\n".join(compiler.pass_set.members).encode()).hexdigest()[:16]
 
 
+def _model(record: dict[str, Any], key: str = "model") -> Model:
+    """A model of a ranker file (format 1 kept its arrays beside the model's settings)."""
+    model = record[key]
+    kind = model.get("kind")
+    if record["format"] == 1:
+        model = {**record, **model}
+    if kind == "nearest-neighbour-sets":
+        return NearestSets(
+            tuple(model["center"]),
+            tuple(model["scale"]),
+            tuple(tuple(row) for row in model["points"]),
+            tuple(tuple(row) for row in model["gains"]),
+            int(model["neighbours"]),
+            float(model["prior"]),
+            str(model["target"]),
+        )
+    if kind == "boosted-trees":
+        return Boosted(
+            TreeEnsemble.from_json(model["trees"]),
+            tuple(int(k) for k in model["candidates"]),
+            str(model["objective"]),
+            int(model["rounds"]),
+        )
+    if kind == "fixed":
+        return FixedOrder(tuple(int(k) for k in model["order"]))
+    if kind == "safe-first":
+        return SafeFirst(_model({"format": FORMAT, "inner": model["inner"]}, "inner"), int(model["safe"]))
+    raise ValueError(f"unknown model kind {kind!r}")
+
+
 def load(path: Path, compiler: Compiler | None = None) -> Ranker:
     """Reads a ranker; with ``compiler``, checks it was trained for that LLVM and pass set.
 
@@ -147,12 +193,12 @@ def load(path: Path, compiler: Compiler | None = None) -> Ranker:
     try:
         record = json.loads(path.read_text())
         manifest = record["manifest"]
-        model = record["model"]
+        fmt = record.get("format")
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise InvalidInput(f"{path}: not a predictor file ({error}). Make one with: {RETRAIN}") from error
-    if record.get("format") != FORMAT or model.get("kind") != "nearest-neighbour-sets":
+    if fmt not in (1, FORMAT):
         raise InvalidInput(
-            f"{path}: a predictor file of format {record.get('format')}, not {FORMAT}: {RETRAIN}"
+            f"{path}: a predictor file of format {fmt}, this llm-compiler reads 1 and {FORMAT}: {RETRAIN}"
         )
     if manifest.get("feature_version") != FEATURE_VERSION:
         raise InvalidInput(
@@ -171,27 +217,35 @@ def load(path: Path, compiler: Compiler | None = None) -> Ranker:
                 f"{path}: trained for another searchable pass set (hash {manifest.get('pass_set')}, this "
                 f"LLVM's is {pass_set_hash(compiler)}); retrain: {RETRAIN}"
             )
-    return Ranker(
-        tuple(record["pipelines"]),
-        tuple(record["frequency"]),
-        tuple(record["center"]),
-        tuple(record["scale"]),
-        tuple(tuple(row) for row in record["points"]),
-        tuple(tuple(row) for row in record["gains"]),
-        int(model["neighbours"]),
-        float(model["prior"]),
-        str(model["target"]),
-        manifest,
-    )
+    try:
+        model = _model(record)
+        gauge = _model(record, "gauge") if record.get("gauge") else None
+        pipelines = tuple(str(p) for p in record["pipelines"])
+        frequency = tuple(int(n) for n in record["frequency"])
+        stop = record.get("stop")
+    except (KeyError, TypeError, ValueError, InvalidInput) as error:
+        raise InvalidInput(f"{path}: a damaged predictor file ({error}); {RETRAIN}") from error
+    return Ranker(pipelines, frequency, model, gauge, None if stop is None else float(stop), manifest)
 
 
-def fit(data: TrainingData, compiler: Compiler) -> Ranker:
-    """Trains a ranker on ``data``, choosing its settings on held-out packages.
+def fit(
+    data: TrainingData,
+    compiler: Compiler,
+    *,
+    candidates: int = CANDIDATES,
+    boosted: bool = True,
+) -> Ranker:
+    """Trains a ranker on ``data``, choosing its learner on held-out packages.
 
-    Every package is held out in turn (the units of the others train); the settings
-    whose top 1, 3 and 10 lists gain most on the held-out units, summed, win (ties: fewer
-    neighbours, less prior, then ``gain``). The figures of the winner and of the
-    unlearned orders, computed the same way, go into the manifest.
+    Every package is held out in turn; candidates are chosen from ``data``'s lists and
+    every learner of :func:`~llm_compiler.predictor.learners.learners` trained on the
+    others (:func:`~llm_compiler.predictor.learners.held_out`). Of the orders whose first
+    list alone is not worse than -Oz on the held-out units (all, if none is), the one whose
+    top 1, 3 and 10 lists gain most there, summed, wins (ties: the earlier; an unlearned
+    order or one with the safe list first may win, and the manifest says which). With
+    LightGBM, the boosted regression is the gauge of the adaptive default, and its stop is
+    the threshold whose held-out first list is not worse than -Oz on average and whose
+    lists gain most (none: every unit measures its first lists, up to the most asked).
 
     Raises:
         InvalidInput: Fewer than two packages or no candidate.
@@ -199,142 +253,66 @@ def fit(data: TrainingData, compiler: Compiler) -> Ranker:
     packages = sorted({unit.package for unit in data.units})
     if len(packages) < 2 or not data.pipelines:
         raise InvalidInput(
-            f"The tuning runs give {len(packages)} package(s) and {len(data.pipelines)} candidate list(s); "
+            f"The training data give {len(packages)} package(s) and {len(data.pipelines)} candidate list(s); "
             "a predictor needs units of at least two packages (it is checked on each package held out) "
-            "and lists that beat -Oz. Tune more programs."
+            "and lists that beat -Oz. Measure or tune more programs."
         )
-    raw = _log_scaled(np.asarray([u.features for u in data.units], dtype=np.float64))
-    units, candidates = len(data.units), len(data.pipelines)
-    gains = np.asarray([[data.gain(u, k) for k in range(candidates)] for u in range(units)])
+    raw = log_scaled([u.features for u in data.units])
+    oz = np.asarray([u.oz_size for u in data.units], dtype=np.float64)
+    gains = gain_matrix([u.oz_size for u in data.units], data.sizes)
     groups = np.asarray([packages.index(u.package) for u in data.units])
-    held_out = {setting: _held_out(raw, gains, groups, _nearest_sets(setting)) for setting in GRID}
-    best = max(GRID, key=lambda s: (round(sum(held_out[s].values()), 9), -s[0], -s[1], s[2] == "gain"))
-    center, scale = _standardization(raw)
+    tried = learners(boosted)
+    figures, curves = held_out(raw, gains, groups, oz, candidates, tried, STOP_GRID)
+    honest = [name for name in figures if figures[name]["first"] >= 0.0] or list(figures)
+    score = {name: sum(figures[name][f"top_{k}"] for k in TOP_K) for name in honest}
+    # Within the noise of the held-out figures, the smaller model (earlier learner) wins.
+    best_name = next(name for name in honest if score[name] >= max(score.values()) - TOLERANCE)
+    best = next(learner for learner in tried if best_name in (learner.name, learner.name + SAFE))
+    columns = choose_candidates(gains, groups, candidates)
+    chosen_gains = gains[:, columns]
+    model = best.train(raw, chosen_gains)
+    gauge_learner = next((learner for learner in tried if learner.name == GAUGE), None)
+    gauge = None
+    if gauge_learner is not None:
+        gauge = model if best is gauge_learner else gauge_learner.train(raw, chosen_gains)
+    if best_name.endswith(SAFE):
+        model = SafeFirst(model, safe_list(chosen_gains, groups))
+    stop = _stop(curves.get(best_name)) if gauge is not None else None
+    wins = np.bincount(
+        np.maximum(chosen_gains, 0.0).argmax(axis=1)[chosen_gains.max(axis=1) > 0], minlength=len(columns)
+    )
+    frequency = (
+        tuple(data.frequency[k] for k in columns) if any(data.frequency) else tuple(int(n) for n in wins)
+    )
     manifest = {
         "llvm_version": compiler.llvm_version,
         "llvm_major": int(compiler.llvm_version.split(".")[0]),
         "pass_set": pass_set_hash(compiler),
         "feature_version": FEATURE_VERSION,
         "features": len(FEATURE_NAMES),
-        "training": data.provenance,
+        "training": {**data.provenance, "candidates": len(columns), "pool": len(data.pipelines)},
         "held_out": {
-            "how": "each package held out in turn, ranked from the others alone; mean over units of "
-            "log(-Oz size / best size among the top k), measured before validation, shown as 1 - exp(-mean)",
-            "chosen": {"neighbours": best[0], "prior": best[1], "target": best[2]},
-            "predictor": _percentages(held_out[best]),
-            "by_frequency": _percentages(_held_out(raw, gains, groups, _by_frequency)),
-            "by_coverage": _percentages(_held_out(raw, gains, groups, _by_coverage)),
-            "oracle": _percentages({k: float(gains.max(axis=1).mean()) for k in TOP_K}),
-            "grid": {",".join(map(str, s)): _percentages(held_out[s]) for s in GRID},
+            "how": "each package held out in turn: candidates chosen and every learner trained on the "
+            "others; geomean % below -Oz of the best of the first k lists (-Oz as backup), measured before "
+            "validation; first: the first list alone, no backup; total_10: % of all bytes at k = 10",
+            "chosen": best_name,
+            "learners": figures,
+            "gauge": GAUGE if gauge is not None else None,
+            "stop": stop,
+            "adaptive": curves.get(best_name, {}),
         },
     }
-    return Ranker(
-        data.pipelines,
-        data.frequency,
-        tuple(float(x) for x in center),
-        tuple(float(x) for x in scale),
-        tuple(tuple(float(x) for x in row) for row in (raw - center) / scale),
-        tuple(tuple(float(x) for x in row) for row in gains),
-        best[0],
-        best[1],
-        best[2],
-        manifest,
-    )
+    return Ranker(tuple(data.pipelines[k] for k in columns), frequency, model, gauge, stop, manifest)
 
 
-def _targets(gains: Any, target: str) -> Any:
-    """What the greedy choice sums: the gains, or each unit's gains as shares of its best."""
-    if target == "gain":
-        return gains
-    best = gains.max(axis=1, keepdims=True)
-    return np.divide(gains, best, out=np.zeros_like(gains), where=best > 0)
-
-
-def _log_scaled(features: Any) -> Any:
-    return np.log1p(np.maximum(features, 0.0))
-
-
-def _standardization(raw: Any) -> tuple[Any, Any]:
-    center = raw.mean(axis=0)
-    scale = raw.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    return center, scale
-
-
-def _weights(points: Any, query: Any, neighbours: int, prior: float) -> Any:
-    """Each training unit's weight for a unit at ``query`` (module docstring)."""
-    distances = np.sqrt(((points - query[None, :]) ** 2).sum(axis=1))
-    weights = np.full(len(points), prior / len(points))
-    nearest = np.argsort(distances, kind="stable")[: min(neighbours, len(points))]
-    weights[nearest] += 1.0 / len(nearest)
-    return weights
-
-
-def _greedy(weights: Any, targets: Any, count: int) -> list[int]:
-    """Candidates taken one at a time by weighted gain added; then by weighted mean gain."""
-    best = np.zeros(len(weights))
-    taken = np.zeros(targets.shape[1], dtype=bool)
-    order: list[int] = []
-    while len(order) < count:
-        added = (weights[:, None] * np.maximum(0.0, targets - best[:, None])).sum(axis=0)
-        added[taken] = -1.0
-        pick = int(np.argmax(added))
-        if added[pick] <= 1e-12:
-            break
-        order.append(pick)
-        taken[pick] = True
-        best = np.maximum(best, targets[:, pick])
-    mean = (weights[:, None] * targets).sum(axis=0)
-    rest = sorted((k for k in range(targets.shape[1]) if not taken[k]), key=lambda k: (-mean[k], k))
-    return (order + rest)[:count]
-
-
-#: A ranking made from training units (standardized features, gains): ranks a unit's features.
-Ranking = Callable[[Any, Any], Callable[[Any], list[int]]]
-
-
-def _held_out(raw: Any, gains: Any, groups: Any, ranking: Ranking) -> dict[int, float]:
-    """Mean best-of-top-k gain over units, each ranked with its package held out."""
-    totals = dict.fromkeys(TOP_K, 0.0)
-    for group in np.unique(groups):
-        train, test = groups != group, groups == group
-        center, scale = _standardization(raw[train])
-        rank = ranking((raw[train] - center) / scale, gains[train])
-        for unit in np.where(test)[0]:
-            ranked = rank((raw[unit] - center) / scale)
-            for k in TOP_K:
-                totals[k] += float(gains[unit, ranked[:k]].max())
-    return {k: total / len(groups) for k, total in totals.items()}
-
-
-def _nearest_sets(setting: tuple[int, float, str]) -> Ranking:
-    """The predictor's ranking with ``setting`` (neighbours, prior, target)."""
-    neighbours, prior, target = setting
-
-    def ranking(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
-        targets = _targets(train_gains, target)
-        return lambda query: _greedy(_weights(points, query, neighbours, prior), targets, max(TOP_K))
-
-    return ranking
-
-
-def _by_frequency(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
-    """The lists most often the best of a training unit first, whatever the unit."""
-    best = train_gains.argmax(axis=1)[train_gains.max(axis=1) > 0]
-    counts = np.bincount(best, minlength=train_gains.shape[1])
-    order = sorted(range(train_gains.shape[1]), key=lambda k: (-counts[k], k))
-    return lambda query: order
-
-
-def _by_coverage(points: Any, train_gains: Any) -> Callable[[Any], list[int]]:
-    """The lists that together gain most over the training units first, whatever the unit."""
-    order = _greedy(np.ones(len(train_gains)), train_gains, max(TOP_K))
-    return lambda query: order
-
-
-def _percentages(mean_gains: dict[int, float]) -> dict[str, float]:
-    return {f"top_{k}": round(100 * (1 - math.exp(-gain)), 3) for k, gain in sorted(mean_gains.items())}
-
-
-def _round(value: float) -> float:
-    return float(f"{value:.6g}")
+def _stop(curve: dict[str, dict[str, float]] | None) -> float | None:
+    """Of the thresholds whose held-out first list is not worse than -Oz on average, the
+    largest whose lists gain within :data:`STOP_LOSS` points of the best threshold's (fewest
+    compiles for about the same gain); None when there is none."""
+    if not curve:
+        return None
+    honest = {float(t): point["gain"] for t, point in curve.items() if point["first"] >= 0.0}
+    if not honest:
+        return None
+    best = max(honest.values())
+    return max(t for t, gain in honest.items() if gain >= best - STOP_LOSS)

@@ -169,13 +169,7 @@ def adapt_ranker(ranker: Ranker, compiler: Compiler) -> Ranker:
             "elements_dropped": dropped,
         },
     )
-    return dataclasses.replace(
-        ranker,
-        pipelines=tuple(texts),
-        frequency=tuple(ranker.frequency[k] for k in kept),
-        gains=tuple(tuple(row[k] for k in kept) for row in ranker.gains),
-        manifest=manifest,
-    )
+    return dataclasses.replace(ranker.subset(kept, manifest), pipelines=tuple(texts))
 
 
 def _leaf_names(node: PassNode) -> tuple[str, ...]:
@@ -183,3 +177,15 @@ def _leaf_names(node: PassNode) -> tuple[str, ...]:
     if node.children is None:
         return (node.name,)
     return (node.name, *(name for child in node.children for name in _leaf_names(child)))
+
+
+def shipped_pool(compiler: Compiler) -> list[tuple[str, str]]:
+    """Every shipped ranker's candidates, adapted to ``compiler``'s LLVM where it is another
+    (pairs of list and where it came from), for a training table's pool."""
+    pool: list[tuple[str, str]] = []
+    for major in shipped_majors():
+        ranker = load(shipped_ranker(major))
+        if ranker.manifest.get("llvm_major") != int(compiler.llvm_version.split(".")[0]):
+            ranker = adapt_ranker(ranker, compiler)
+        pool += [(pipeline, f"shipped ranker of LLVM {major}") for pipeline in ranker.pipelines]
+    return pool

@@ -121,8 +121,9 @@ class ProposerContext:
 
 
 def first_count(spec: Spec) -> int:
-    """How many lists the ``first`` role measures per unit: ``k=N``, or the number of
-    ``random:N`` and ``common:N`` (:data:`DEFAULT_K` when neither is given).
+    """How many lists the ``first`` role measures per unit at most: ``k=N`` (or ``max=N``,
+    an adaptive proposer's most), or the number of ``random:N`` and ``common:N``
+    (:data:`DEFAULT_K` when none is given).
 
     Raises:
         InvalidInput: A count that is not a whole number >= 1.
@@ -131,7 +132,11 @@ def first_count(spec: Spec) -> int:
         if int(spec.argument) < 1:
             raise InvalidInput(f"{spec.text!r}: the number of lists must be >= 1.")
         return int(spec.argument)
-    return spec.number("k", DEFAULT_K)
+    if "k" in spec.options and "max" in spec.options:
+        raise InvalidInput(
+            f"{spec.text!r}: give k=N (a fixed number of lists) or max=N (at most N), not both."
+        )
+    return spec.number("k", spec.number("max", DEFAULT_K))
 
 
 def _split_top_level(text: str) -> list[str]:

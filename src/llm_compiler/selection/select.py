@@ -446,7 +446,9 @@ def _share_verdicts(listed: list[Candidate], checked: dict[str, Candidate]) -> N
 def fallback_reason(candidates: Sequence[Candidate]) -> tuple[Verdict, str]:
     """Why -Oz was kept: the furthest stage any candidate reached."""
     if not candidates:
-        return Verdict.PARSE_ERROR, "no list was proposed"
+        # A proposer that offers nothing (the predictor where no list is predicted to gain)
+        # says -Oz is as good as it expects, as a model answering "already optimal" does.
+        return Verdict.ALREADY_OPTIMAL, "no list was proposed: none is expected to beat -Oz"
     for stage in FALLBACK_ORDER:
         hit = next((c for c in candidates if c.verdict is stage), None)
         if hit is not None:
