@@ -184,11 +184,11 @@ def test_an_interrupted_table_keeps_its_finished_shards(packages: Path, compiler
 def test_a_ranker_trained_on_a_table_is_repeatable_and_judged_held_out(
     packages: Path, compiler: Compiler
 ) -> None:
-    if not (packages / "table" / "table.json").is_file():
-        pytest.skip("needs the table of the test above")
+    sources = ProgramSet([packages / "pkga", packages / "pkgb"])
+    build_table(compiler, sources, packages / "for-training", LISTS, shard_size=2)
     for out in ("first", "second"):
         result = run_cli(
-            "predictor", "train", "--table", "table", "--out", out, "--candidates", "3", cwd=packages
+            "predictor", "train", "--table", "for-training", "--out", out, "--candidates", "3", cwd=packages
         )
         assert result.returncode == 0, result.stderr
     assert (packages / "first" / "ranker.json").read_bytes() == (

@@ -410,6 +410,17 @@ def measure_lists(
     return program.id, sizes_under(process_compiler(settings), program, pipelines, settings.objective)
 
 
+def measure_settings(compiler: Compiler, objective: Objective) -> TuneSettings:
+    """Settings of measurement jobs that compile as ``compiler`` does, in ``objective``."""
+    return TuneSettings(
+        llvm_bin=str(compiler.toolchain.bin_dir),
+        timeout=compiler.timeout,
+        engine=compiler.engine,
+        allow_extra=compiler.allow_extra,
+        objective=objective,
+    )
+
+
 def sizes_under(
     compiler: Compiler, program: Program, pipelines: Sequence[str], objective: Objective
 ) -> list[int | None]:
@@ -433,13 +444,7 @@ def _measure_missing(
     progress: Callable[[str, int, int], None] | None,
     objective: Objective = DEFAULT_OBJECTIVE,
 ) -> None:
-    settings = settings or TuneSettings(
-        llvm_bin=str(compiler.toolchain.bin_dir),
-        timeout=compiler.timeout,
-        engine=compiler.engine,
-        allow_extra=compiler.allow_extra,
-        objective=objective,
-    )
+    settings = settings or measure_settings(compiler, objective)
     jobs: list[Job] = []
     asked: dict[str, tuple[str, ...]] = {}
     for program in programs:

@@ -47,8 +47,9 @@ from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput, InvalidPassList, LlmCompilerError
 from llm_compiler.files import atomic_write_bytes, atomic_write_text
-from llm_compiler.predictor.dataset import sizes_under
+from llm_compiler.predictor.dataset import measure_settings, sizes_under
 from llm_compiler.predictor.features import FEATURE_NAMES, FEATURE_VERSION, ir_features
+from llm_compiler.predictor.ranker import pass_set_hash
 
 #: The table's format; a change that old readers cannot read bumps it.
 TABLE_FORMAT = 1
@@ -90,8 +91,6 @@ def pool_hash(pipelines: Sequence[str]) -> str:
 def _header(
     compiler: Compiler, pipelines: Sequence[str], sources: dict[str, str], objective: Objective
 ) -> dict[str, Any]:
-    from llm_compiler.predictor.ranker import pass_set_hash
-
     return {
         "format": TABLE_FORMAT,
         "llvm_version": compiler.llvm_version,
@@ -177,13 +176,7 @@ def build_table(
         raise InvalidInput("The pool is empty: give lists (--lists FILE, --tuning RUN or --shipped).")
     header = _header(compiler, pool, pool_sources or {}, objective)
     _claim(out, header)
-    settings = settings or TuneSettings(
-        llvm_bin=str(compiler.toolchain.bin_dir),
-        timeout=compiler.timeout,
-        engine=compiler.engine,
-        allow_extra=compiler.allow_extra,
-        objective=objective,
-    )
+    settings = settings or measure_settings(compiler, objective)
     by_group: dict[tuple[str, str], list[ProgramSource]] = defaultdict(list)
     for source in sources:
         by_group[(_package(source), "function" if source.provenance.get("function") else "unit")].append(
@@ -267,7 +260,7 @@ def _write_shard(out: Path, name: str, records: list[dict[str, Any]], width: int
         "shard": name,
         "units": len(kept),
         "failed": {record["name"]: record["error"] for record in failed},
-        "compiles": sum(width + 1 for _ in kept),
+        "compiles": (width + 1) * len(kept),
         "seconds": round(sum(record["seconds"] for record in records), 1),
         "executor": executor,
     }
