@@ -8,7 +8,9 @@ first argument after them is the real compiler (``/usr/bin/cc``); it is dropped,
 name says whether the build compiles C or C++.
 
 The choosers a unit is offered come from :func:`default_choosers`, in order; the
-driver ends the chain with ``-Oz``.
+driver ends the chain with ``-Oz``. They, and the optimizer behind them, are made on a
+cache miss only: a unit found in the cache (:mod:`llm_compiler.driver.cache`) costs its
+front end and little more, so this module imports nothing heavy at its top.
 """
 
 from __future__ import annotations
@@ -18,16 +20,23 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.driver.arguments import split_launcher
+from llm_compiler.driver.cache import (
+    DEFAULT_MAX_BYTES,
+    ObjectCache,
+    default_cache_dir,
+    file_digest,
+    parse_size,
+)
 from llm_compiler.driver.cc import Driver, DriverOptions
-from llm_compiler.driver.choose import Chooser, FirstOf, OzOnly, TunedResults
-from llm_compiler.driver.log import log_summary
-from llm_compiler.driver.predicted import Predicted
+from llm_compiler.driver.choose import BEST_FILE, Chooser, FirstOf, OzOnly, TunedResults
 from llm_compiler.errors import InvalidInput, LlmCompilerError
-from llm_compiler.selection.registry import check_spec
+
+if TYPE_CHECKING:
+    from llm_compiler.core.compiler import Compiler
 
 USAGE = """\
 usage: llm-compiler cc  [DRIVER OPTIONS] [REAL COMPILER] COMPILER ARGUMENTS...
@@ -48,7 +57,14 @@ driver options (only before the first compiler argument; each also an environmen
   --predictor SPEC LLM_COMPILER_PREDICTOR  builtin (default), builtin:k=N, builtin:PATH, or none
   --oz            LLM_COMPILER_OZ=1     never optimize beyond -Oz (a baseline build)
   --objective NAME LLM_COMPILER_OBJECTIVE  binary-size (default, .text + .data) or text-size (.text)
+  --cache DIR     LLM_COMPILER_CACHE    objects by (unit IR, flags, LLVM, choosers); `off` for none
+                                        (default ~/.cache/llm-compiler/cc)
+  --cache-size N  LLM_COMPILER_CACHE_SIZE  bound of the cache, e.g. 500M, 2G (default 1G)
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
+  --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
+A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written
+from the cache: a rebuild costs the front end. The cache is shared safely by make -j; a
+cache that cannot be written is only read, or not used, and the build goes on.
 The build's -O levels are ignored: the driver decides the optimization. Give absolute
 paths when the build changes directory (recursive make). A unit's tuned list is found
 by the hash of its IR; with -g the IR names the build directory, so build in the same
@@ -71,6 +87,8 @@ ENVIRONMENT = {
     "--predictor": "LLM_COMPILER_PREDICTOR",
     "--oz": "LLM_COMPILER_OZ",
     "--objective": "LLM_COMPILER_OBJECTIVE",
+    "--cache": "LLM_COMPILER_CACHE",
+    "--cache-size": "LLM_COMPILER_CACHE_SIZE",
 }
 
 
@@ -120,6 +138,8 @@ def parse_driver_options(
         oz=given.get("--oz", "0") not in ("", "0"),
         predictor=given.get("--predictor") or "builtin",
         objective=Objective.parse(given.get("--objective") or DEFAULT_OBJECTIVE),
+        cache=None if given.get("--cache", "") == "off" else path("--cache") or default_cache_dir(),
+        cache_size=parse_size(given["--cache-size"]) if given.get("--cache-size") else DEFAULT_MAX_BYTES,
     )
     return options, list(arguments[index:])
 
@@ -138,9 +158,42 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
     if options.results is not None:
         choosers.append(TunedResults(options.results))
     if options.predictor != "none":
+        from llm_compiler.driver.predicted import Predicted
+        from llm_compiler.selection.registry import check_spec
+
         check_spec(options.predictor)  # a malformed or unknown spec fails here, not unit by unit
         choosers.append(Predicted(compiler, options.predictor, objective=options.objective))
     return choosers
+
+
+def chooser_identity(options: DriverOptions) -> str:
+    """What the choosers of ``options`` know, as text for the cache key: the options, the
+    bytes of the tuned results, of the shipped rankers and of a ranker file named in the
+    predictor spec. A new tune run or another ranker makes new keys.
+
+    Raises:
+        InvalidInput: ``--results`` names a folder without tune results (found here,
+            before any compile, though the choosers are made on a cache miss only).
+    """
+    if options.oz:
+        return "oz"
+    parts = [f"predictor={options.predictor}"]
+    if options.results is not None:
+        if not (options.results / BEST_FILE).is_file():
+            raise InvalidInput(
+                f"{options.results / BEST_FILE}: no tuned results there. --results names the "
+                "--out folder of `llm-compiler tune` (it holds best.jsonl)."
+            )
+        parts.append(f"results={file_digest([options.results / BEST_FILE])}")
+    if options.predictor != "none":
+        from importlib import resources
+
+        shipped = Path(str(resources.files("llm_compiler.predictor") / "data"))
+        files = [path for path in shipped.glob("ranker-*.json")]
+        tail = options.predictor.partition(":")[2]
+        files += [Path(part) for part in tail.split(",") if part and "=" not in part]
+        parts.append(f"rankers={file_digest(files)}")
+    return "; ".join(parts)
 
 
 def main(command: str, arguments: Sequence[str]) -> int:
@@ -154,6 +207,8 @@ def main(command: str, arguments: Sequence[str]) -> int:
                 raise InvalidInput(
                     "--summary takes one argument, the log: llm-compiler cc --summary cc.jsonl"
                 )
+            from llm_compiler.driver.log import log_summary
+
             sys.stdout.write(log_summary(Path(arguments[1])) + "\n")
             return 0
         except LlmCompilerError as error:
@@ -162,17 +217,22 @@ def main(command: str, arguments: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="llm-compiler cc: %(message)s")
     try:
         options, rest = parse_driver_options(arguments)
+        if rest == ["--stats"]:
+            if options.cache is None:
+                raise InvalidInput("--stats reads the cache, and --cache is off.")
+            cache = ObjectCache(options.cache, max_bytes=options.cache_size)
+            sys.stdout.write(cache.stats().text() + "\n")
+            return 0
         launched, rest = split_launcher(rest)
         language = launched or ("c++" if command == "c++" else "c")
-        # opt and llc as processes: one unit per process, the library would not pay off.
-        compiler = Compiler(engine="subprocess", workers=1)
         driver = Driver(
             language,
-            FirstOf(*default_choosers(options, compiler)),
+            lambda compiler: FirstOf(*default_choosers(options, compiler)),
             save_ir=options.save_ir,
             log=options.log,
-            compiler=compiler,
             objective=options.objective,
+            cache=None if options.cache is None else ObjectCache(options.cache, max_bytes=options.cache_size),
+            choosers_identity=chooser_identity(options),
         )
         return driver.run(rest)
     except LlmCompilerError as error:

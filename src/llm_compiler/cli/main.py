@@ -23,12 +23,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 
-from rich.console import Console
-from rich.logging import RichHandler
-from rich.markup import escape
-
 from llm_compiler import __version__
-from llm_compiler.cli.options import common_options
 from llm_compiler.errors import LlmCompilerError
 
 #: Commands that take a compiler's command line, not argparse options.
@@ -69,6 +64,8 @@ EPILOG = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from llm_compiler.cli.options import common_options
+
     parser = argparse.ArgumentParser(
         prog="llm-compiler",
         description="Measure and tune LLVM pass lists for code size, the way LLM Compiler does.",
@@ -85,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_logging(verbosity: int) -> None:
+    from rich.console import Console
+    from rich.logging import RichHandler
+
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     logging.basicConfig(
         level=level,
@@ -104,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from llm_compiler.cli import cc
 
         return cc.main(arguments[0], arguments[1:])
+    # rich is loaded here, not at the top: `cc` runs once per unit of a build and skips it.
+    from rich.console import Console
+    from rich.markup import escape
+
     parser = build_parser()
     args = parser.parse_args(arguments)
     _configure_logging(args.verbose)

@@ -47,23 +47,30 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from llm_compiler.autotune.export import safe_name
-from llm_compiler.core.compiler import DEFAULT_TIMEOUT, Compiler
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, reads_stdin
+from llm_compiler.driver.cache import DEFAULT_MAX_BYTES, ObjectCache, unit_key
 from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.errors import InvalidInput, ToolchainError
 from llm_compiler.files import atomic_write_bytes, atomic_write_text
-from llm_compiler.toolchain.elf import berkeley_size, undefined_symbols
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
+
+if TYPE_CHECKING:  # the optimizer is loaded on a cache miss only (llm_compiler.driver.cache)
+    from llm_compiler.core.compiler import Compiler
+
+#: Seconds ``opt`` may run on one unit before the driver falls back (the compiler's default).
+DEFAULT_OPT_TIMEOUT = 120.0
+
+#: What the cache may hold of a compile: the objects the driver itself chose and lowered.
+CACHEABLE = ("chosen", "oz", "clang-oz")
 
 #: Seconds the build's own kind of command may run: a link, the front end, lowering.
 BUILD_TIMEOUT = 3600.0
@@ -99,6 +106,8 @@ class DriverOptions:
         predictor: The predictor spec asked for units with no tuned list (``none``: none).
         objective: What "smaller" means: ``binary-size`` (.text + .data, the default) or
             ``text-size`` (.text alone).
+        cache: The object cache's folder (None: no cache).
+        cache_size: Bound of the cache's objects, in bytes.
     """
 
     results: Path | None = None
@@ -107,6 +116,8 @@ class DriverOptions:
     oz: bool = False
     predictor: str = "builtin"
     objective: Objective = DEFAULT_OBJECTIVE
+    cache: Path | None = None
+    cache_size: int = DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True)
@@ -132,6 +143,8 @@ class UnitLog:
         seconds: Wall time of the whole command.
         llvm: The LLVM version and bin directory the unit was compiled with.
         objective: What the sizes measure (:mod:`llm_compiler.core.objective`).
+        cached: The object came from the driver's cache (the rest of the line is the
+            compile that made it, but ``seconds``).
     """
 
     source: str
@@ -150,6 +163,7 @@ class UnitLog:
     reason: str = ""
     seconds: float = 0.0
     objective: str = DEFAULT_OBJECTIVE.value
+    cached: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -164,6 +178,8 @@ def ir_file_name(source: str, program: Program) -> str:
         >>> ir_file_name("src/blocksort.c", Program(name="b", ir="x"))
         'blocksort-2d711642b726b044.ll'
     """
+    from llm_compiler.autotune.export import safe_name
+
     return f"{safe_name(Path(source).stem)}-{program.id}.ll"
 
 
@@ -199,6 +215,14 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+class _SetupError(Exception):
+    """A chooser could not be made: carries the option's error out of the fallback."""
+
+    def __init__(self, cause: InvalidInput) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 def _short(error: BaseException) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
     return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
@@ -210,7 +234,10 @@ class Driver:
     Args:
         language: ``"c"`` (clang) or ``"c++"`` (clang++): which compiler the build meant.
         chooser: Picks each unit's list; wrap choosers in
-            :class:`~llm_compiler.driver.choose.FirstOf` to end with ``-Oz``.
+            :class:`~llm_compiler.driver.choose.FirstOf` to end with ``-Oz``. Or a
+            function that makes it from the unit's compiler, called on a cache miss
+            only; an :class:`~llm_compiler.errors.InvalidInput` it raises (a bad
+            option) stops the command instead of falling back.
         save_ir: Folder to write each unit's unoptimized IR to.
         log: File to append each unit's :class:`UnitLog` line to.
         toolchain: The LLVM to use; found with :func:`find_toolchain` when None.
@@ -221,6 +248,10 @@ class Driver:
             objects (binary size by default, or text size).
         stdout: Where the commands' standard output goes (this process's by default).
         stderr: Where their standard error goes.
+        cache: Where objects are kept by unit key (:mod:`llm_compiler.driver.cache`);
+            not looked up when ``save_ir`` is given (the IR must be written).
+        choosers_identity: What the choosers know, as text: part of the cache key, so
+            that new tuned results or another ranker do not reuse old objects.
 
     Example::
 
@@ -231,16 +262,18 @@ class Driver:
     def __init__(
         self,
         language: str,
-        chooser: Chooser,
+        chooser: Chooser | Callable[[Compiler], Chooser],
         *,
         save_ir: Path | None = None,
         log: Path | None = None,
         toolchain: Toolchain | None = None,
         compiler: Compiler | None = None,
-        opt_timeout: float = DEFAULT_TIMEOUT,
+        opt_timeout: float = DEFAULT_OPT_TIMEOUT,
         objective: Objective = DEFAULT_OBJECTIVE,
         stdout: BinaryIO | None = None,
         stderr: BinaryIO | None = None,
+        cache: ObjectCache | None = None,
+        choosers_identity: str = "",
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
@@ -259,6 +292,8 @@ class Driver:
         self.opt_timeout = opt_timeout
         self.stdout = stdout or sys.stdout.buffer
         self.stderr = stderr or sys.stderr.buffer
+        self.cache = cache
+        self.choosers_identity = choosers_identity
 
     @property
     def clang(self) -> Path:
@@ -325,7 +360,7 @@ class Driver:
             source=unit.source,
             output=unit.output,
             cwd=os.getcwd(),
-            llvm=f"{self.toolchain.version} ({self.toolchain.bin_dir})",
+            llvm=self._llvm_text(),
             objective=self.objective.value,
         )
         try:
@@ -337,25 +372,78 @@ class Driver:
             reason = f"front end failed with status {exit_status(front.returncode)}"
             return self._fallback(unit, replace(log, reason=reason), started, warned=False)
         self._show(front.stderr, self.stderr)
+        key = self._key(unit, front.stdout)
+        if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
+            return 0
         try:
             with self._compiler() as compiler:
+                chooser = self._chooser(compiler)
                 program = compiler.load_ir(front.stdout_text, name=unit.source)
                 log = replace(log, program_id=program.id)
                 if self.save_ir is not None:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
-                choice = self.chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+                choice = chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
                 obj, log = self._build(compiler, unit, program, log)
             write_object(Path(unit.output), obj)
+        except _SetupError as error:  # a bad option: the build must stop, not fall back
+            raise error.cause from error
         except Exception as error:  # any failure of the driver's steps: never lose the build
             return self._fallback(unit, replace(log, reason=_short(error)), started, warned=True)
-        self._record(replace(log, seconds=time.monotonic() - started))
+        log = replace(log, seconds=time.monotonic() - started)
+        self._record(log)
+        if key is not None and self.cache is not None and log.kept in CACHEABLE:
+            self.cache.put(key, obj, log.to_json())
+            self.cache.count("miss", log.seconds)
         return 0
+
+    def _llvm_text(self) -> str:
+        return f"{self.toolchain.version} ({self.toolchain.bin_dir})"
+
+    def _key(self, unit: UnitCompile, ir: bytes) -> str | None:
+        if self.cache is None:
+            return None
+        return unit_key(
+            ir,
+            language=self.language,
+            codegen_flags=unit.codegen_flags,
+            llvm=self._llvm_text(),
+            choosers=f"{self.objective.value}; {self.choosers_identity}",
+        )
+
+    def _from_cache(self, key: str, unit: UnitCompile, log: UnitLog, started: float) -> bool:
+        """Writes the cached object of ``key``, if any; True when the unit is done."""
+        assert self.cache is not None
+        entry = self.cache.get(key)
+        if entry is None:
+            return False
+        try:
+            write_object(Path(unit.output), entry.object)
+        except OSError:
+            return False  # compiled as on a miss, which falls back to clang if this persists
+        fields = {name: value for name, value in entry.record.items() if name in UnitLog.__dataclass_fields__}
+        made = UnitLog(**{**fields, "new_imports": tuple(fields.get("new_imports", ()))})
+        seconds = time.monotonic() - started
+        self._record(
+            replace(made, source=log.source, output=log.output, cwd=log.cwd, cached=True, seconds=seconds)
+        )
+        self.cache.count("hit", seconds)
+        return True
+
+    def _chooser(self, compiler: Compiler) -> Chooser:
+        if hasattr(self.chooser, "choose"):
+            return self.chooser
+        try:
+            return self.chooser(compiler)
+        except InvalidInput as error:
+            raise _SetupError(error) from error
 
     def _compiler(self) -> contextlib.AbstractContextManager[Compiler]:
         if self.compiler is not None:
             return contextlib.nullcontext(self.compiler)
         # opt and llc as processes: one unit per process, the library would not pay off.
+        from llm_compiler.core.compiler import Compiler
+
         return Compiler(self.toolchain, timeout=self.opt_timeout, engine="subprocess", workers=1)
 
     def _build(
@@ -383,6 +471,8 @@ class Driver:
         except Exception as error:  # the chosen list failed: -Oz is kept
             return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {_short(error)}")
         log = replace(log, chosen_size=chosen_size)
+        from llm_compiler.toolchain.elf import undefined_symbols
+
         imports = sorted(undefined_symbols(chosen) - undefined_symbols(kept))
         if log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
             return chosen, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
@@ -391,6 +481,8 @@ class Driver:
 
     def _size(self, obj: bytes) -> int:
         """An object's size in the driver's objective."""
+        from llm_compiler.toolchain.elf import berkeley_size
+
         size = berkeley_size(obj)
         return size.text if self.objective is Objective.TEXT_SIZE else size.binary_size
 
@@ -403,7 +495,7 @@ class Driver:
             input=ir.encode(),
             subject=unit.source,
         )
-        berkeley_size(result.stdout)  # raises InvalidInput if it is not an object
+        self._size(result.stdout)  # raises InvalidInput if it is not an object
         return result.stdout
 
     def _record(self, log: UnitLog) -> None:

@@ -1,0 +1,535 @@
+"""Real projects built by their own build systems: sizes, build times and their own tests.
+
+Run: ``.venv/bin/python bench/projects/bench_projects.py --out DIR [--projects a,b]
+[--modes m1,m2] [--parallel-check] [--jobs 8]``; ``--report`` only prints the table of
+what ``DIR/results.jsonl`` holds. The whole benchmark, every project and mode::
+
+    bash bench/projects/setup.sh
+    .venv/bin/python bench/projects/bench_projects.py --out bench-results/projects --parallel-check
+
+``setup.sh`` installs the build tools the projects call (autotools, libtool, readline,
+lld) and meson + ninja into the virtual environment, where they are taken from; the
+LLVM tools come from ``--llvm-bin`` (default ``$LLVM_BIN``, else LLVM 19's), the
+sources from ``--sources`` (default ``~/.cache/llm-compiler/bench-sources``), the build
+trees and caches go to ``--work`` (default ``DIR/work``).
+
+Each project of ``projects.py`` is a Debian source package, fetched once with apt
+(:func:`llm_compiler.corpus.debian.fetch_source`) into ``--sources`` and prepared there
+(``autoreconf``). Each mode builds a fresh copy of it with the project's own
+configure and build steps, at ``-j1`` so that times compare, then runs the project's
+own tests on that build:
+
+* ``clang-oz``: clang through a wrapper script that appends ``-Oz`` to every command
+  (the last ``-O`` wins over the build's own ``-O2``);
+* ``clang-oz-lto``: the same with ``-flto -fuse-ld=lld`` (and ``--undefined-version``,
+  which GNU ld implies and lld does not, for version scripts naming absent symbols);
+  the other modes link with clang's default linker (GNU ld);
+* ``cc``: ``llm-compiler cc --cache DIR`` (``c++`` for C++) with a fresh, empty cache:
+  a cold build; the driver's log goes to ``DIR/logs/<project>.cc.units.jsonl``
+  (``LLM_COMPILER_CC_LOG``: the same wrapper serves the rebuild with its own log);
+* ``cc-rebuild``: the ``cc`` tree cleaned by the project's own clean and built again
+  with the same, now warm, cache: the rebuild of unchanged sources (its time is the
+  build phase alone; the configuration is kept). Without a finished ``cc`` tree (a
+  stamp file marks it) and its cache, the ``cc`` build runs first;
+* ``cc-j8`` (``--parallel-check``): a fresh copy built with ``-j --jobs`` (8) and its own
+  fresh cache, at the very path of the ``cc`` tree (moved aside meanwhile, then back;
+  this build ends in ``cc-j8``), so that paths in debug information and run paths are
+  the same and its linked outputs must be byte-identical to the ``-j1`` build's.
+
+Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
+``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
+first on ``PATH``), so that every build system takes it as one program.
+
+Measured per mode: configure, build and test wall times; for each linked artifact of
+the project (executables and shared libraries: ``Project.artifacts``) its Berkeley
+``.text + .data`` and SHA-256, and the total. Each (project, mode) appends one JSON
+line to ``DIR/results.jsonl`` as it finishes; a pair already there is skipped unless
+``--force``, so a killed run loses nothing. Every command and its output is in
+``DIR/logs/<project>.<mode>.log``. The table at the end (the last record per pair)
+gives the totals, the reductions against ``clang-oz``, the times and their ratios,
+the tests, and the geometric means over projects; a project whose ``cc`` total
+exceeds ``clang-oz``'s is flagged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from projects import BENCH_DIR, MODES, PROJECTS, Project, Step
+from report import report
+
+from llm_compiler.corpus.debian import fetch_source
+from llm_compiler.errors import CompileTimeout, LlmCompilerError, ToolchainError
+from llm_compiler.files import cache_dir
+from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.runner import run_command
+
+DEFAULT_MODES = MODES[:4]
+#: What each mode's wrapper appends to a clang command line.
+CLANG_FLAGS = {
+    "clang-oz": ("-Oz",),
+    "clang-oz-lto": (
+        "-Oz", "-flto", "-fuse-ld=lld", "-Wl,--undefined-version", "-Wno-unused-command-line-argument",
+    ),
+}  # fmt: skip
+#: Environment variables of the caller that would change a build; removed.
+SCRUBBED = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "CXX")
+TAIL = 4000
+VENV_BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every build of a run shares (from the command line)."""
+
+    out: Path
+    work: Path
+    sources: Path
+    llvm_bin: Path
+    llm_compiler: Path
+    timeout: float
+    jobs: int
+
+    @property
+    def results(self) -> Path:
+        return self.out / "results.jsonl"
+
+    def log(self, project: str, mode: str, suffix: str = "log") -> Path:
+        return self.out / "logs" / f"{project}.{mode}.{suffix}"
+
+
+@dataclass
+class Phase:
+    """The outcome of a list of steps: wall time, success, the tail of the failing output."""
+
+    seconds: float = 0.0
+    ok: bool = True
+    tail: str = ""
+
+
+class BuildLog:
+    """Appends every command, its output and its exit status to one text file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        path.write_text(f"# {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+
+    def write(self, text: str) -> None:
+        with self.path.open("a", encoding="utf-8") as stream:
+            stream.write(text)
+
+
+def prepared_source(project: Project, sources: Path, log: Path) -> tuple[Path, dict[str, str]]:
+    """The project's unpacked and prepared tree, fetched with apt on first use; the
+    prepare steps (run once) are logged to ``log``.
+
+    Returns:
+        The tree and its provenance (package, version, ``.dsc`` digest).
+
+    Raises:
+        DebianError: apt could not fetch the package.
+        CommandFailed: A prepare step failed (its output is in the error).
+    """
+    home = sources / project.name
+    tree, info_file = home / "tree", home / "source.json"
+    if not info_file.is_file():
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=home) as download:
+            package = fetch_source(project.package, Path(download))
+            shutil.rmtree(tree, ignore_errors=True)
+            shutil.copytree(package.directory, tree, symlinks=True)
+        info = {"package": package.name, "version": package.version, "dsc_sha256": package.dsc_sha256}
+        info_file.write_text(json.dumps(info) + "\n")
+    stamp = home / "prepared"
+    if not stamp.is_file():
+        values = {"tree": str(tree), "bench": str(BENCH_DIR)}
+        env = dict(os.environ, PATH=f"{VENV_BIN}:{os.environ['PATH']}")
+        phase = run_steps(project.prepare, tree, values, env, BuildLog(log), 1800)
+        if not phase.ok:
+            raise LlmCompilerError(f"{project.name}: a prepare step failed in {tree}:\n{phase.tail}")
+        stamp.touch()
+    return tree, json.loads(info_file.read_text())
+
+
+def write_wrappers(folder: Path, mode: str, context: Context, cache: Path | None) -> tuple[Path, Path]:
+    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``; returns their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    scripts = []
+    for name, clang, driver in (("cc", "clang", "cc"), ("c++", "clang++", "c++")):
+        if mode in CLANG_FLAGS:
+            line = f'exec {shlex.quote(str(context.llvm_bin / clang))} "$@" {" ".join(CLANG_FLAGS[mode])}'
+        else:
+            driver_line = (
+                f"{shlex.quote(str(context.llm_compiler))} {driver} --cache {shlex.quote(str(cache))}"
+            )
+            line = f'exec {driver_line} "$@"'
+        path = folder / name
+        path.write_text(f"#!/bin/sh\n# bench_projects.py, mode {mode}\n{line}\n")
+        path.chmod(0o755)
+        scripts.append(path)
+    return scripts[0], scripts[1]
+
+
+def environment(context: Context, tools: Path, unit_log: Path | None) -> dict[str, str]:
+    """The environment of every command of a build: the mode's tools, LLVM's binutils."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in SCRUBBED and not key.startswith("LLM_COMPILER_")
+    }
+    env.update(
+        PATH=f"{tools}:{VENV_BIN}:{env.get('PATH', '/usr/bin:/bin')}",
+        CC=str(tools / "cc"),
+        CXX=str(tools / "c++"),
+        AR=str(context.llvm_bin / "llvm-ar"),
+        RANLIB=str(context.llvm_bin / "llvm-ranlib"),
+        NM=str(context.llvm_bin / "llvm-nm"),
+        LLVM_BIN=str(context.llvm_bin),
+        LC_ALL="C",
+    )
+    if unit_log is not None:
+        env["LLM_COMPILER_CC_LOG"] = str(unit_log)
+    return env
+
+
+def run_steps(
+    steps: tuple[Step, ...],
+    tree: Path,
+    values: dict[str, str],
+    env: dict[str, str],
+    log: BuildLog,
+    timeout: float,
+) -> Phase:
+    """Runs ``steps`` in order in ``tree``, logging each; stops at the first failure."""
+    phase = Phase()
+    for command in steps:
+        argv = [part.format(**values) for part in command.argv]
+        extra = {key: value.format(**values) for key, value in command.env}
+        cwd = tree / command.cwd
+        shown = " ".join(f"{key}={shlex.quote(value)}" for key, value in extra.items())
+        log.write(f"\n$ cd {shlex.quote(str(cwd))} && {shown + ' ' if shown else ''}{shlex.join(argv)}\n")
+        started = time.monotonic()
+        try:
+            # stderr joins stdout in the shell, so the log keeps their order.
+            result = run_command(
+                ["sh", "-c", 'exec "$@" 2>&1', "sh", *argv],
+                cwd=cwd,
+                env=env | extra,
+                timeout=timeout,
+                check=False,
+            )
+            output, status = result.stdout_text, result.returncode
+        except (CompileTimeout, ToolchainError) as error:
+            output, status = f"{error}\n", -1
+        seconds = time.monotonic() - started
+        phase.seconds += seconds
+        log.write(output)
+        log.write(f"[exit {status} after {seconds:.1f} s]\n")
+        if status == 0 and command.stdout_file is not None:
+            expected_file = BENCH_DIR / command.stdout_file
+            if not expected_file.is_file() or output != expected_file.read_text():
+                status = 1
+                output += f"\n[output differs from {command.stdout_file}]\n"
+                log.write(f"[output differs from {command.stdout_file}]\n")
+        if status == 0 and command.forbid is not None and command.forbid in output:
+            status = 1
+            log.write(f"[output contains {command.forbid!r}]\n")
+        if status != 0:
+            phase.ok, phase.tail = False, f"$ {shlex.join(argv)}\n{output[-TAIL:]}"
+            break
+    return phase
+
+
+def is_linked_elf(path: Path) -> bool:
+    """An ELF executable or shared object (not a relocatable object, not a script)."""
+    with path.open("rb") as stream:
+        header = stream.read(18)
+    return len(header) == 18 and header[:4] == b"\x7fELF" and header[16] in (2, 3)
+
+
+def measure_artifacts(tree: Path, patterns: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Sizes and digests of the linked artifacts matching ``patterns``; and the patterns
+    that matched none. Links count once, as their target; ``lt-*`` libtool copies not."""
+    found: dict[str, dict[str, Any]] = {}
+    missing = []
+    for pattern in patterns:
+        matched = False
+        for path in sorted(tree.glob(pattern)):
+            real = path.resolve()
+            if not real.is_file() or real.name.startswith("lt-") or not is_linked_elf(real):
+                continue
+            matched = True
+            name = str(real.relative_to(tree.resolve()))
+            if name not in found:
+                data = real.read_bytes()
+                size = berkeley_size(data)
+                found[name] = {
+                    "text": size.text,
+                    "data": size.data,
+                    "bytes": size.binary_size,
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                }
+        if not matched:
+            missing.append(pattern)
+    return found, missing
+
+
+def unit_summary(log: Path) -> dict[str, Any]:
+    """What ``llm-compiler cc`` did for each unit, counted from its log."""
+    if not log.is_file():
+        return {"units": 0}
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    kept: dict[str, int] = {}
+    for line in lines:
+        kept[line.get("kept", "?")] = kept.get(line.get("kept", "?"), 0) + 1
+    return {
+        "units": len(lines),
+        "cached": sum(bool(line.get("cached")) for line in lines),
+        "kept": kept,
+        "fallbacks": [line.get("reason", "")[:200] for line in lines if line.get("kept") == "clang"][:5],
+    }
+
+
+def load_records(path: Path) -> list[dict[str, Any]]:
+    """The records of ``results.jsonl`` (none when it does not exist)."""
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def last_record(path: Path, project: str, mode: str) -> dict[str, Any] | None:
+    """The last record of (project, mode) in ``path``."""
+    matches = [r for r in load_records(path) if r["project"] == project and r["mode"] == mode]
+    return matches[-1] if matches else None
+
+
+def check_lld(context: Context, tools: Path) -> None:
+    """Fails early when the LTO wrapper cannot link with lld."""
+    with tempfile.TemporaryDirectory() as scratch:
+        program = Path(scratch) / "t"
+        run_command(
+            [tools / "cc", "-x", "c", "-", "-o", program],
+            input=b"int main(void) { return 0; }\n",
+            timeout=120,
+        )
+        comment = run_command([context.llvm_bin / "llvm-readelf", "-p", ".comment", program], timeout=60)
+        if "LLD" not in comment.stdout_text:
+            raise ToolchainError(
+                f"{tools / 'cc'} did not link with lld (-fuse-ld=lld): no 'LLD' in .comment."
+            )
+
+
+def build_and_test(
+    project: Project, mode: str, context: Context, source: Path, tree: Path, tools: Path
+) -> dict[str, Any]:
+    """Builds ``mode`` of ``project`` in ``tree`` (fresh copy, or cleaned for the
+    rebuild), runs its tests, measures its artifacts; returns the record's fields."""
+    log = BuildLog(context.log(project.name, mode))
+    jobs = context.jobs if mode == "cc-j8" else 1
+    cache = context.work / project.name / ("cache-cc-j8" if mode == "cc-j8" else "cache-cc")
+    unit_log = context.log(project.name, mode, "units.jsonl") if mode.startswith("cc") else None
+    if unit_log is not None:
+        unit_log.unlink(missing_ok=True)
+    if mode != "cc-rebuild":
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.copytree(source, tree, symlinks=True)
+        if mode in ("cc", "cc-j8"):
+            shutil.rmtree(cache, ignore_errors=True)
+        write_wrappers(tools, mode, context, cache)
+        if mode == "clang-oz-lto":
+            check_lld(context, tools)
+    env = environment(context, tools, unit_log)
+    values = {
+        "cc": str(tools / "cc"),
+        "cxx": str(tools / "c++"),
+        "ar": env["AR"],
+        "ranlib": env["RANLIB"],
+        "nm": env["NM"],
+        "jobs": str(jobs),
+        "tree": str(tree),
+        "bench": str(BENCH_DIR),
+    }
+    record: dict[str, Any] = {"jobs": jobs, "tree": str(tree)}
+    if mode == "cc-rebuild":
+        clean = run_steps(project.clean, tree, values, env, log, context.timeout)
+        record["clean_s"] = round(clean.seconds, 2)
+        configure = Phase()
+        build = run_steps(project.build, tree, values, env, log, context.timeout) if clean.ok else clean
+    else:
+        configure = run_steps(project.configure, tree, values, env, log, context.timeout)
+        build = run_steps(project.build, tree, values, env, log, context.timeout) if configure.ok else Phase()
+    ok = configure.ok and build.ok
+    record.update(
+        configure_s=round(configure.seconds, 2),
+        build_s=round(build.seconds, 2),
+        total_s=round(configure.seconds + build.seconds, 2),
+        built=ok,
+        error="" if ok else (configure.tail or build.tail),
+    )
+    artifacts, missing = measure_artifacts(tree, project.artifacts) if ok else ({}, list(project.artifacts))
+    record.update(
+        artifacts=artifacts, missing=missing, total_bytes=sum(a["bytes"] for a in artifacts.values())
+    )
+    if ok:
+        tests = run_steps(project.test, tree, values, env, log, context.timeout)
+        record.update(tests_passed=tests.ok, test_s=round(tests.seconds, 2), test_tail=tests.tail)
+    else:
+        record.update(tests_passed=None, test_s=0.0, test_tail="")
+    if unit_log is not None:
+        record["driver"] = unit_summary(unit_log)
+    return record
+
+
+def compare_with_cc(record: dict[str, Any], context: Context, project: str) -> None:
+    """Adds ``identical_to_cc`` (per artifact) and ``identical`` to a rebuild or -j record."""
+    cold = last_record(context.results, project, "cc")
+    if cold is None or not cold.get("built"):
+        record["identical"] = None
+        return
+    same = {
+        name: cold["artifacts"].get(name, {}).get("sha256") == artifact["sha256"]
+        for name, artifact in record["artifacts"].items()
+    }
+    record["identical_to_cc"] = same
+    record["identical"] = bool(same) and all(same.values()) and set(same) == set(cold["artifacts"])
+
+
+def run_mode(project: Project, mode: str, context: Context) -> dict[str, Any]:
+    """Builds, tests and measures one (project, mode); appends its record; returns it."""
+    source, provenance = prepared_source(project, context.sources, context.log(project.name, "prepare"))
+    home = context.work / project.name
+    cc_tree = home / "cc"
+    started = time.time()
+    if mode == "cc-rebuild":
+        if not (cc_tree / ".bench-cc-built").is_file() or not (home / "cache-cc").is_dir():
+            print(f"[{project.name}] cc-rebuild needs the cc build: building it first", flush=True)
+            run_mode(project, "cc", context)
+        record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / "cc")
+    elif mode == "cc-j8":
+        aside, final = home / "cc.aside", home / "cc-j8"
+        shutil.rmtree(final, ignore_errors=True)
+        if aside.exists():  # an earlier run stopped during the parallel build
+            shutil.rmtree(cc_tree, ignore_errors=True)
+            aside.rename(cc_tree)
+        if cc_tree.exists():
+            cc_tree.rename(aside)
+        try:
+            record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / mode)
+        finally:
+            if cc_tree.exists():
+                cc_tree.rename(final)
+            if aside.exists():
+                aside.rename(cc_tree)
+        record["tree"] = str(final)
+    else:
+        record = build_and_test(project, mode, context, source, home / mode, home / "tools" / mode)
+        if mode == "cc" and record["built"]:
+            (cc_tree / ".bench-cc-built").touch()
+    if mode in ("cc-rebuild", "cc-j8") and record["built"]:
+        compare_with_cc(record, context, project.name)
+    record = {
+        "project": project.name,
+        "mode": mode,
+        "system": project.system,
+        **provenance,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+        **record,
+    }
+    context.results.parent.mkdir(parents=True, exist_ok=True)
+    with context.results.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(record) + "\n")
+    tests = {True: "tests passed", False: "TESTS FAILED", None: "no tests (build failed)"}[
+        record["tests_passed"]
+    ]
+    print(
+        f"[{project.name}] {mode}: {'built' if record['built'] else 'BUILD FAILED'}, configure "
+        f"{record['configure_s']:.1f} s, build {record['build_s']:.1f} s, {tests}, "
+        f"{record['total_bytes']} bytes in {len(record['artifacts'])} artifacts"
+        + (f", missing {record['missing']}" if record["missing"] else "")
+        + (f", identical to cc: {record['identical']}" if "identical" in record else ""),
+        flush=True,
+    )
+    return record
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--out", type=Path, required=True, help="results.jsonl and logs/ go here")
+    parser.add_argument("--work", type=Path, help="build trees and caches (default OUT/work)")
+    parser.add_argument("--sources", type=Path, default=cache_dir("bench-sources"), help="unpacked sources")
+    parser.add_argument(
+        "--projects", default=",".join(PROJECTS), help="comma-separated, of: " + ", ".join(PROJECTS)
+    )
+    parser.add_argument("--modes", help=f"comma-separated, of: {', '.join(MODES)} (default: the first four)")
+    parser.add_argument("--parallel-check", action="store_true", help="add cc-j8 to the modes")
+    parser.add_argument("--jobs", type=int, default=8, help="make/ninja -j of cc-j8 (default 8)")
+    parser.add_argument("--force", action="store_true", help="rebuild pairs already in results.jsonl")
+    parser.add_argument("--report", action="store_true", help="only print the table of results.jsonl")
+    parser.add_argument(
+        "--llvm-bin", type=Path, default=Path(os.environ.get("LLVM_BIN", "/usr/lib/llvm-19/bin"))
+    )
+    parser.add_argument("--llm-compiler", type=Path, default=VENV_BIN / "llm-compiler")
+    parser.add_argument("--timeout", type=float, default=7200.0, help="seconds per command (default 7200)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_arguments(argv)
+    out = args.out.resolve()
+    context = Context(
+        out=out,
+        work=(args.work or out / "work").resolve(),
+        sources=args.sources.resolve(),
+        llvm_bin=args.llvm_bin.resolve(),
+        llm_compiler=args.llm_compiler.absolute(),
+        timeout=args.timeout,
+        jobs=args.jobs,
+    )
+    if args.report:
+        print(report(load_records(context.results)))
+        return 0
+    unknown = [name for name in args.projects.split(",") if name not in PROJECTS]
+    modes = args.modes.split(",") if args.modes else list(DEFAULT_MODES)
+    if args.parallel_check and "cc-j8" not in modes:
+        modes.append("cc-j8")
+    unknown += [mode for mode in modes if mode not in MODES]
+    if unknown:
+        print(f"unknown project or mode: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    for tool in ("meson", "ninja"):
+        if shutil.which(tool, path=f"{VENV_BIN}:{os.environ.get('PATH', '')}") is None:
+            print(f"warning: {tool} not found (serd needs it): .venv/bin/pip install {tool}", file=sys.stderr)
+    modes = [mode for mode in MODES if mode in modes]  # dependencies first: cc before its rebuild
+    started = time.monotonic()
+    for name in args.projects.split(","):
+        for mode in modes:
+            if not args.force and last_record(context.results, name, mode) is not None:
+                print(f"[{name}] {mode}: already in {context.results}, skipped", flush=True)
+                continue
+            try:
+                run_mode(PROJECTS[name], mode, context)
+            except (LlmCompilerError, OSError) as error:
+                print(f"[{name}] {mode}: could not run: {error}", file=sys.stderr, flush=True)
+    print(f"\n{time.monotonic() - started:.0f} s\n")
+    print(report(load_records(context.results)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

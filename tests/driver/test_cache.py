@@ -1,0 +1,382 @@
+"""The driver's object cache with the real clang, make and SQLite: fast rebuilds that give
+the same bytes, safe under ``make -j``, and builds that survive kill -9, a full disk and a
+read-only cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_compiler.driver.cache import ObjectCache, file_digest, parse_size, unit_key
+from llm_compiler.errors import InvalidInput
+
+SOURCES = {
+    "text.c": """\
+#include <string.h>
+#include "project.h"
+int count_words(const char *text) {
+    int words = 0, inside = 0;
+    for (; *text; text++) {
+        int space = *text == ' ' || *text == '\\n' || *text == '\\t';
+        if (!space && !inside) words++;
+        inside = !space;
+    }
+    return words;
+}
+void reverse(char *text) {
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n / 2; i++) { char c = text[i]; text[i] = text[n - 1 - i]; text[n - 1 - i] = c; }
+}
+""",
+    "table.c": """\
+#include <stdlib.h>
+#include <string.h>
+#include "project.h"
+struct entry { char key[16]; int value; struct entry *next; };
+static struct entry *buckets[64];
+static unsigned hash(const char *key) {
+    unsigned h = 5381;
+    while (*key) h = h * 33 + (unsigned char)*key++;
+    return h;
+}
+void table_put(const char *key, int value) {
+    unsigned b = hash(key) % 64;
+    for (struct entry *e = buckets[b]; e; e = e->next)
+        if (!strcmp(e->key, key)) { e->value = value; return; }
+    struct entry *e = calloc(1, sizeof *e);
+    strncpy(e->key, key, sizeof e->key - 1);
+    e->value = value; e->next = buckets[b]; buckets[b] = e;
+}
+int table_get(const char *key, int missing) {
+    for (struct entry *e = buckets[hash(key) % 64]; e; e = e->next)
+        if (!strcmp(e->key, key)) return e->value;
+    return missing;
+}
+""",
+    "sort.c": """\
+#include "project.h"
+static void sift(int *a, int start, int end) {
+    int root = start;
+    while (2 * root + 1 <= end) {
+        int child = 2 * root + 1, swap = root;
+        if (a[swap] < a[child]) swap = child;
+        if (child + 1 <= end && a[swap] < a[child + 1]) swap = child + 1;
+        if (swap == root) return;
+        int t = a[root]; a[root] = a[swap]; a[swap] = t; root = swap;
+    }
+}
+void heap_sort(int *a, int n) {
+    for (int start = (n - 2) / 2; start >= 0; start--) sift(a, start, n - 1);
+    for (int end = n - 1; end > 0; end--) { int t = a[end]; a[end] = a[0]; a[0] = t; sift(a, 0, end - 1); }
+}
+long checksum(const int *a, int n) { long s = 0; for (int i = 0; i < n; i++) s = s * 31 + a[i]; return s; }
+""",
+    "main.c": """\
+#include <stdio.h>
+#include <string.h>
+#include "project.h"
+int main(void) {
+    int values[] = {9, 3, 7, 1, 8, 2, 6, 4, 5, 0};
+    heap_sort(values, 10);
+    char text[] = "the quick brown fox";
+    reverse(text);
+    table_put("fox", count_words("the quick brown fox"));
+    printf("%ld %s %d\\n", checksum(values, 10), text, table_get("fox", -1));
+    return 0;
+}
+""",
+    "check.c": """\
+#include <stdio.h>
+#include <string.h>
+#include "project.h"
+int main(void) {
+    int failures = 0;
+    int a[] = {5, -1, 3, 3, 0};
+    heap_sort(a, 5);
+    failures += !(a[0] == -1 && a[1] == 0 && a[2] == 3 && a[3] == 3 && a[4] == 5);
+    char text[] = "abc";
+    reverse(text);
+    failures += strcmp(text, "cba") != 0;
+    failures += count_words("  two  words ") != 2;
+    table_put("a", 1); table_put("a", 2);
+    failures += table_get("a", 0) != 2 || table_get("b", 7) != 7;
+    printf("%d failures\\n", failures);
+    return failures != 0;
+}
+""",
+    "project.h": """\
+int count_words(const char *text);
+void reverse(char *text);
+void table_put(const char *key, int value);
+int table_get(const char *key, int missing);
+void heap_sort(int *a, int n);
+long checksum(const int *a, int n);
+""",
+}
+
+MAKEFILE = """\
+LIBOBJS = text.o table.o sort.o
+all: demo check
+demo: main.o $(LIBOBJS)
+\t$(CC) -o $@ main.o $(LIBOBJS)
+check: check.o $(LIBOBJS)
+\t$(CC) -o $@ check.o $(LIBOBJS)
+%.o: %.c project.h
+\t$(CC) -O2 -c $< -o $@
+test: all
+\t./check
+clean:
+\trm -f *.o demo check
+"""
+
+OUTPUTS = ("main.o", "check.o", "text.o", "table.o", "sort.o", "demo", "check")
+UNITS = 5
+
+
+def write_project(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in SOURCES.items():
+        (folder / name).write_text(text)
+    (folder / "Makefile").write_text(MAKEFILE)
+    return folder
+
+
+def driver(cache: Path, *options: str) -> str:
+    return " ".join([sys.executable, "-m", "llm_compiler", "cc", "--cache", str(cache), *options])
+
+
+def make(
+    folder: Path, *targets: str, cc: str, jobs: int = 1, **popen: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", f"-j{jobs}", f"CC={cc}", *targets],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        **popen,
+    )
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in OUTPUTS}
+
+
+def stats(cache: Path) -> dict[str, str]:
+    shown = subprocess.run(
+        [sys.executable, "-m", "llm_compiler", "cc", "--cache", str(cache), "--stats"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    return dict(line.split(": ", 1) for line in shown.splitlines())
+
+
+def counted(shown: dict[str, str], name: str) -> int:
+    return int(shown[name].split(",")[0].replace(",", ""))
+
+
+def log_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def intact(cache: Path) -> int:
+    """The entries of a store that passes SQLite's integrity check."""
+    with sqlite3.connect(cache / "objects.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return int(db.execute("SELECT count(*) FROM objects").fetchone()[0])
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The project built at -j1 with an empty cache: the bytes every other build must give."""
+    folder = write_project(tmp_path_factory.mktemp("reference"))
+    built = make(folder, "test", cc=driver(folder / "cache"))
+    assert built.returncode == 0, built.stderr
+    assert "0 failures" in built.stdout
+    return outputs(folder)
+
+
+def test_keys_cover_what_the_object_depends_on(tmp_path: Path) -> None:
+    base = {
+        "language": "c",
+        "codegen_flags": ["-fPIC"],
+        "llvm": "19.1.7 (/usr/lib/llvm-19/bin)",
+        "choosers": "a",
+    }
+    key = unit_key(b"ir", **base)  # type: ignore[arg-type]
+    assert key == unit_key(b"ir", **base)  # type: ignore[arg-type]
+    changed = [
+        unit_key(b"ir2", **base),  # type: ignore[arg-type]
+        unit_key(b"ir", **{**base, "language": "c++"}),  # type: ignore[arg-type]
+        unit_key(b"ir", **{**base, "codegen_flags": []}),  # type: ignore[arg-type]
+        unit_key(b"ir", **{**base, "llvm": "22.1.8 (/usr/lib/llvm-22/bin)"}),  # type: ignore[arg-type]
+        unit_key(b"ir", **{**base, "choosers": "b"}),  # type: ignore[arg-type]
+    ]
+    assert len({key, *changed}) == 6
+    ranker = tmp_path / "ranker.json"
+    ranker.write_text("{}")
+    before = file_digest([ranker])
+    ranker.write_text('{"new": 1}')
+    assert file_digest([ranker]) != before
+    assert parse_size("500M") == 500 << 20 and parse_size("2G") == 2 << 30 and parse_size("4096") == 4096
+    with pytest.raises(InvalidInput, match="not a size"):
+        parse_size("lots")
+
+
+def test_the_store_keeps_within_its_bound_dropping_the_least_recently_used(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    cache = ObjectCache(tmp_path / "cache", max_bytes=10_000, warn=warnings.append)
+    for number in range(5):
+        cache.put(f"key{number}", bytes([number]) * 1000, {"kept": "oz"})
+        time.sleep(0.01)
+    assert cache.get("key0") is not None  # used again: now the most recent
+    for number in range(5, 11):  # the 11th entry passes the bound: down to 9 entries
+        cache.put(f"key{number}", bytes([number]) * 1000, {"kept": "oz"})
+        time.sleep(0.01)
+    shown = cache.stats()
+    assert shown.entries == 9 and shown.bytes == 9_000
+    entry = cache.get("key0")
+    assert entry is not None and entry.object == bytes(1000) and entry.record == {"kept": "oz"}
+    assert cache.get("key1") is None and cache.get("key2") is None
+    assert all(cache.get(f"key{number}") is not None for number in range(3, 11))
+    assert shown.counters["evicted"][0] == 2 and shown.counters["stored"][0] == 11 and not warnings
+    cache.close()
+
+
+def test_a_rebuild_of_unchanged_sources_is_all_hits_and_byte_identical(
+    tmp_path: Path, reference: dict[str, bytes]
+) -> None:
+    folder = write_project(tmp_path / "project")
+    cache, log = tmp_path / "cache", tmp_path / "cc.jsonl"
+    assert make(folder, "all", cc=driver(cache, "--log", str(log))).returncode == 0
+    assert outputs(folder) == reference
+    assert make(folder, "clean", cc="cc").returncode == 0
+    rebuilt = make(folder, "test", cc=driver(cache, "--log", str(log)))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert outputs(folder) == reference
+    first, second = log_lines(log)[:UNITS], log_lines(log)[UNITS:]
+    assert not any(line["cached"] for line in first) and all(line["cached"] for line in second)
+    assert {line["source"]: line["size"] for line in first} == {
+        line["source"]: line["size"] for line in second
+    }
+    shown = stats(cache)
+    assert shown["entries"].startswith(f"{UNITS}, ") and shown["hits"].startswith(f"{UNITS}, ")
+    assert shown["misses"].startswith(f"{UNITS}, ") and shown["hit rate"] == "50.0%"
+    # Another predictor is another key: nothing of the first build's answers is reused.
+    assert make(folder, "clean", cc="cc").returncode == 0
+    other = make(folder, "all", cc=driver(cache, "--log", str(log), "--predictor", "none"))
+    assert other.returncode == 0 and not any(line["cached"] for line in log_lines(log)[2 * UNITS :])
+
+
+def test_parallel_builds_give_the_bytes_of_a_serial_build_and_share_one_cache(
+    tmp_path: Path, reference: dict[str, bytes]
+) -> None:
+    for jobs in (2, 8):
+        folder = write_project(tmp_path / f"j{jobs}")
+        built = make(folder, "test", cc=driver(tmp_path / f"cache{jobs}"), jobs=jobs)
+        assert built.returncode == 0, built.stderr
+        assert outputs(folder) == reference, f"make -j{jobs}"
+    # Eight builds at once into one cache: no entry lost or torn, every unit stored once.
+    shared = tmp_path / "shared"
+    folders = [write_project(tmp_path / f"copy{number}") for number in range(8)]
+    builds = [
+        subprocess.Popen(["make", f"CC={driver(shared)}", "all"], cwd=folder, stdout=subprocess.DEVNULL)
+        for folder in folders
+    ]
+    assert [build.wait(timeout=600) for build in builds] == [0] * 8
+    assert all(outputs(folder) == reference for folder in folders)
+    assert intact(shared) == UNITS
+    shown = stats(shared)
+    assert counted(shown, "hits") + counted(shown, "misses") == 8 * UNITS
+
+
+def test_a_read_only_cache_serves_its_entries_and_the_build_goes_on(
+    tmp_path: Path, reference: dict[str, bytes]
+) -> None:
+    folder = write_project(tmp_path / "project")
+    cache, log = tmp_path / "cache", tmp_path / "cc.jsonl"
+    assert make(folder, "all", cc=driver(cache)).returncode == 0
+    assert make(folder, "clean", cc="cc").returncode == 0
+    command = ["make", f"CC={driver(cache, '--log', str(log))}", "test"]
+    if os.geteuid() == 0:  # root writes through file modes: mount the cache read-only instead
+        script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+        command = ["unshare", "-m", "sh", "-c", script, "sh", str(cache), *command]
+    else:
+        cache.chmod(0o555)
+        (cache / "objects.sqlite").chmod(0o444)
+    try:
+        built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=600, check=False)
+    finally:
+        cache.chmod(0o755)
+    assert built.returncode == 0, built.stderr
+    assert outputs(folder) == reference
+    assert "cannot be written" in built.stderr and "only read" in built.stderr
+    assert all(line["cached"] for line in log_lines(log))
+    # A cache folder that cannot even be made: built without a cache, one line says so.
+    (tmp_path / "file").write_text("")
+    assert make(folder, "clean", cc="cc").returncode == 0
+    unusable = make(folder, "all", cc=driver(tmp_path / "file" / "cache"))
+    assert unusable.returncode == 0 and outputs(folder) == reference
+    assert unusable.stderr.count("is not usable") == UNITS
+
+
+def _small_files() -> None:
+    # Past 40 KiB a write fails (EFBIG) instead of killing the process: a disk that fills up.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (40 * 1024, 40 * 1024))
+
+
+def test_a_full_disk_leaves_a_correct_build_and_a_usable_cache(
+    tmp_path: Path, reference: dict[str, bytes]
+) -> None:
+    folder = write_project(tmp_path / "project")
+    cache = tmp_path / "cache"
+    full = make(folder, "all", cc=driver(cache), preexec_fn=_small_files)
+    assert full.returncode == 0, full.stderr
+    assert outputs(folder) == reference
+    assert "failed" in full.stderr or "not usable" in full.stderr  # the cache said why it stopped
+    stored = intact(cache)
+    assert stored < UNITS
+    assert make(folder, "clean", cc="cc").returncode == 0
+    again = make(folder, "test", cc=driver(cache))
+    assert again.returncode == 0 and outputs(folder) == reference and again.stderr == ""
+    assert intact(cache) == UNITS and counted(stats(cache), "hits") == stored
+
+
+def test_a_build_killed_mid_compile_resumes_to_the_same_bytes(
+    tmp_path: Path, reference: dict[str, bytes]
+) -> None:
+    folder = write_project(tmp_path / "project")
+    cache = tmp_path / "cache"
+    build = subprocess.Popen(
+        ["make", "-j2", f"CC={driver(cache)}", "all"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while not (cache / "objects.sqlite").exists() or intact(cache) < 2:
+        assert build.poll() is None and time.monotonic() < deadline, "the build ended before it was killed"
+        time.sleep(0.05)
+    os.killpg(build.pid, signal.SIGKILL)
+    build.wait(timeout=60)
+    assert intact(cache) < UNITS
+    resumed = make(folder, "test", cc=driver(cache))
+    assert resumed.returncode == 0, resumed.stderr
+    assert outputs(folder) == reference and intact(cache) == UNITS
+    shutil.rmtree(cache)
