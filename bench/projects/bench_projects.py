@@ -34,7 +34,12 @@ own tests on that build:
 * ``cc-j8`` (``--parallel-check``): a fresh copy built with ``-j --jobs`` (8) and its own
   fresh cache, at the very path of the ``cc`` tree (moved aside meanwhile, then back;
   this build ends in ``cc-j8``), so that paths in debug information and run paths are
-  the same and its linked outputs must be byte-identical to the ``-j1`` build's.
+  the same and its linked outputs must be byte-identical to the ``-j1`` build's;
+* ``cc-tuned`` (``--modes``): ``llm-compiler tune`` results in use. A fresh copy is
+  configured and built with ``llm-compiler cc --oz --save-ir`` (every unit's IR), ``tune``
+  runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
+  with ``--results`` (the predictor for units tune has no list for) is tested and measured.
+  Its time is the final build's; the IR build's and tune's are in the record.
 
 Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
 ``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
@@ -102,6 +107,8 @@ class Context:
     llm_compiler: Path
     timeout: float
     jobs: int
+    tune_budget: int = 50
+    tune_jobs: int = 2
 
     @property
     def results(self) -> Path:
@@ -165,23 +172,18 @@ def prepared_source(project: Project, sources: Path, log: Path) -> tuple[Path, d
     return tree, json.loads(info_file.read_text())
 
 
-def write_wrappers(folder: Path, mode: str, context: Context, cache: Path | None) -> tuple[Path, Path]:
-    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``; returns their paths."""
+def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple[str, ...] = ()) -> None:
+    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``: clang with the mode's
+    flags, or ``llm-compiler cc``/``c++`` with ``driver_args`` (its own options)."""
     folder.mkdir(parents=True, exist_ok=True)
-    scripts = []
     for name, clang, driver in (("cc", "clang", "cc"), ("c++", "clang++", "c++")):
         if mode in CLANG_FLAGS:
             line = f'exec {shlex.quote(str(context.llvm_bin / clang))} "$@" {" ".join(CLANG_FLAGS[mode])}'
         else:
-            driver_line = (
-                f"{shlex.quote(str(context.llm_compiler))} {driver} --cache {shlex.quote(str(cache))}"
-            )
-            line = f'exec {driver_line} "$@"'
+            line = f'exec {shlex.join([str(context.llm_compiler), driver, *driver_args])} "$@"'
         path = folder / name
         path.write_text(f"#!/bin/sh\n# bench_projects.py, mode {mode}\n{line}\n")
         path.chmod(0o755)
-        scripts.append(path)
-    return scripts[0], scripts[1]
 
 
 def environment(context: Context, tools: Path, unit_log: Path | None) -> dict[str, str]:
@@ -340,16 +342,16 @@ def build_and_test(
     rebuild), runs its tests, measures its artifacts; returns the record's fields."""
     log = BuildLog(context.log(project.name, mode))
     jobs = context.jobs if mode == "cc-j8" else 1
-    cache = context.work / project.name / ("cache-cc-j8" if mode == "cc-j8" else "cache-cc")
+    home = context.work / project.name
+    cache = home / ("cache-cc" if mode == "cc-rebuild" else f"cache-{mode}")
     unit_log = context.log(project.name, mode, "units.jsonl") if mode.startswith("cc") else None
     if unit_log is not None:
         unit_log.unlink(missing_ok=True)
     if mode != "cc-rebuild":
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(source, tree, symlinks=True)
-        if mode in ("cc", "cc-j8"):
-            shutil.rmtree(cache, ignore_errors=True)
-        write_wrappers(tools, mode, context, cache)
+        shutil.rmtree(cache, ignore_errors=True)
+        write_wrappers(tools, mode, context, ("--cache", str(cache)))
         if mode == "clang-oz-lto":
             check_lld(context, tools)
     env = environment(context, tools, unit_log)
@@ -369,6 +371,8 @@ def build_and_test(
         record["clean_s"] = round(clean.seconds, 2)
         configure = Phase()
         build = run_steps(project.build, tree, values, env, log, context.timeout) if clean.ok else clean
+    elif mode == "cc-tuned":
+        configure, build = tuned_build(project, context, tree, tools, values, env, log, record)
     else:
         configure = run_steps(project.configure, tree, values, env, log, context.timeout)
         build = run_steps(project.build, tree, values, env, log, context.timeout) if configure.ok else Phase()
@@ -392,6 +396,57 @@ def build_and_test(
     if unit_log is not None:
         record["driver"] = unit_summary(unit_log)
     return record
+
+
+def tuned_build(
+    project: Project,
+    context: Context,
+    tree: Path,
+    tools: Path,
+    values: dict[str, str],
+    env: dict[str, str],
+    log: BuildLog,
+    record: dict[str, Any],
+) -> tuple[Phase, Phase]:
+    """The ``cc-tuned`` mode in ``tree``: a -Oz build that saves every unit's IR, ``tune``
+    on that IR, the project's clean, and the build with the tuned lists (the predictor
+    for units without one). Adds the IR build's and tune's times to ``record``.
+
+    Returns:
+        The configure phase and the final build's phase (a failed earlier step's).
+    """
+    home = context.work / project.name
+    ir, tuned = home / "ir-cc-tuned", home / "tuned"
+    for folder in (ir, tuned):
+        shutil.rmtree(folder, ignore_errors=True)
+    # The same script paths serve both builds: the build system keeps the compiler it configured.
+    write_wrappers(tools, "cc-tuned", context, ("--oz", "--save-ir", str(ir), "--cache", "off"))
+    configure = run_steps(project.configure, tree, values, env, log, context.timeout)
+    if not configure.ok:
+        return configure, Phase()
+    first = run_steps(project.build, tree, values, env, log, context.timeout)
+    record["ir_build_s"] = round(first.seconds, 2)
+    if not first.ok:
+        return configure, first
+    tune_command = (
+        str(context.llm_compiler), "tune", str(ir), "--llvm-bin", str(context.llvm_bin),
+        "--budget", str(context.tune_budget), "--jobs", str(context.tune_jobs), "--out", str(tuned),
+    )  # fmt: skip
+    tune = run_steps((Step(tune_command),), tree, values, env, log, context.timeout)
+    record["tune_s"] = round(tune.seconds, 2)
+    record["tune_budget"] = context.tune_budget
+    record["ir_units"] = len(list(ir.glob("*.ll")))
+    if not tune.ok:
+        return configure, tune
+    clean = run_steps(project.clean, tree, values, env, log, context.timeout)
+    if not clean.ok:
+        return configure, clean
+    unit_log = env.get("LLM_COMPILER_CC_LOG")
+    if unit_log:  # the log tells of the tuned build alone
+        Path(unit_log).unlink(missing_ok=True)
+    cache = home / "cache-cc-tuned"
+    write_wrappers(tools, "cc-tuned", context, ("--results", str(tuned), "--cache", str(cache)))
+    return configure, run_steps(project.build, tree, values, env, log, context.timeout)
 
 
 def compare_with_cc(record: dict[str, Any], context: Context, project: str) -> None:
@@ -479,6 +534,12 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--modes", help=f"comma-separated, of: {', '.join(MODES)} (default: the first four)")
     parser.add_argument("--parallel-check", action="store_true", help="add cc-j8 to the modes")
     parser.add_argument("--jobs", type=int, default=8, help="make/ninja -j of cc-j8 (default 8)")
+    parser.add_argument(
+        "--tune-budget", type=int, default=50, help="lists tune proposes per unit in cc-tuned (default 50)"
+    )
+    parser.add_argument(
+        "--tune-jobs", type=int, default=os.cpu_count() or 1, help="tune's --jobs (default: the cores)"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild pairs already in results.jsonl")
     parser.add_argument("--report", action="store_true", help="only print the table of results.jsonl")
     parser.add_argument(
@@ -500,6 +561,8 @@ def main(argv: list[str]) -> int:
         llm_compiler=args.llm_compiler.absolute(),
         timeout=args.timeout,
         jobs=args.jobs,
+        tune_budget=args.tune_budget,
+        tune_jobs=args.tune_jobs,
     )
     if args.report:
         print(report(load_records(context.results)))

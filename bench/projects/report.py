@@ -20,80 +20,90 @@ def geomean(values: list[float]) -> float | None:
     return math.exp(sum(math.log(value) for value in values) / len(values)) if values else None
 
 
+#: The size columns: (mode, heading), each with its reduction against clang -Oz.
+SIZE_MODES = (("cc", "cc"), ("cc-tuned", "tuned"), ("clang-oz-lto", "-Oz -flto"))
+
+
 def report(records: list[dict[str, Any]]) -> str:
-    """The markdown table of the last record per (project, mode), with geometric means."""
+    """The markdown table of the last record per (project, mode), with geometric means
+    of the per-project ratios and the totals over projects."""
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for record in records:
         latest[record["project"], record["mode"]] = record
     names = [name for name in PROJECTS if any(project == name for project, _ in latest)]
     names += sorted({project for project, _ in latest} - set(names))
 
-    def get(project: str, mode: str) -> dict[str, Any] | None:
-        record = latest.get((project, mode))
-        return record if record and record.get("built") else None
-
-    def cell(value: float | None, form: str = "{:.0f}") -> str:
-        return "-" if value is None else form.format(value)
-
-    def ratio(top: float | None, bottom: float | None) -> float | None:
-        return top / bottom if top is not None and bottom else None
-
     def field(project: str, mode: str, key: str) -> float | None:
-        record = get(project, mode)
-        return None if record is None else record[key]
+        record = latest.get((project, mode))
+        return record[key] if record and record.get("built") else None
 
+    headings = [f"{heading} vs -Oz" for _, heading in SIZE_MODES]
     lines = [
-        "| project | clang-oz B | lto B | cc B | cc vs oz | lto vs oz | clang s | cc s | cc/clang "
-        "| rebuild s | rebuild/clang | tests oz/lto/cc/rb/j8 | j8 identical |",
-        "|" + "---|" * 13,
+        "| project | clang -Oz B | "
+        + " | ".join(headings)
+        + " | clang s | cc s | cc/clang | rebuild/clang | tests "
+        + "/".join(MODES)
+        + " | -j identical |",
+        "|" + "---|" * (9 + len(SIZE_MODES)),
     ]
-    ratios: dict[str, list[float]] = {"cc": [], "lto": [], "time": [], "rebuild": []}
+    ratios: dict[str, list[float]] = {key: [] for key in (*(m for m, _ in SIZE_MODES), "time", "rebuild")}
+    totals: dict[str, list[float]] = {mode: [0, 0] for mode, _ in SIZE_MODES}  # [mode, clang -Oz]
     larger, different = [], []
     for name in names:
-        oz, lto, cc = (field(name, mode, "total_bytes") for mode in ("clang-oz", "clang-oz-lto", "cc"))
+        oz = field(name, "clang-oz", "total_bytes")
+        row: dict[str, float | None] = {}
+        for mode, _ in SIZE_MODES:
+            size = field(name, mode, "total_bytes")
+            row[mode] = ratio(size, oz)
+            if size is not None and oz is not None:
+                totals[mode][0] += size
+                totals[mode][1] += oz
+                if mode.startswith("cc") and size > oz:
+                    larger.append(f"{name}: {mode} {size:.0f} B > clang -Oz {oz:.0f} B")
+                artifacts = (latest[name, mode]["artifacts"], latest[name, "clang-oz"]["artifacts"])
+                if set(artifacts[0]) != set(artifacts[1]):
+                    different.append(f"{name}: {mode} measured other artifacts than clang-oz")
         clang_s, cc_s = field(name, "clang-oz", "total_s"), field(name, "cc", "total_s")
-        rebuild_s, clang_build = field(name, "cc-rebuild", "build_s"), field(name, "clang-oz", "build_s")
-        row = {"cc": ratio(cc, oz), "lto": ratio(lto, oz), "time": ratio(cc_s, clang_s)}
-        row["rebuild"] = ratio(rebuild_s, clang_build)
+        row["time"] = ratio(cc_s, clang_s)
+        row["rebuild"] = ratio(field(name, "cc-rebuild", "build_s"), field(name, "clang-oz", "build_s"))
         for key, value in row.items():
             if value is not None:
                 ratios[key].append(value)
-        if oz is not None and cc is not None and cc > oz:
-            larger.append(f"{name}: cc {cc} B > clang-oz {oz} B (+{(cc / oz - 1) * 100:.2f} %)")
-        baseline = get(name, "clang-oz")
-        for mode in ("clang-oz-lto", "cc"):
-            other = get(name, mode)
-            if baseline and other and set(other["artifacts"]) != set(baseline["artifacts"]):
-                different.append(f"{name}: {mode} measured other artifacts than clang-oz")
         tests = "/".join(
             {True: "pass", False: "FAIL", None: "-"}[(latest.get((name, mode)) or {}).get("tests_passed")]
             for mode in MODES
         )
-        j8 = latest.get((name, "cc-j8"))
-        identical = "-" if not j8 or j8.get("identical") is None else ("yes" if j8["identical"] else "NO")
-        flag = " **LARGER**" if oz is not None and cc is not None and cc > oz else ""
+        parallel = latest.get((name, "cc-j8"))
+        if not parallel or parallel.get("identical") is None:
+            same = "-"
+        else:
+            same = f"yes (-j{parallel['jobs']})" if parallel["identical"] else "NO"
+        sizes = " | ".join(cell(reduction(row[mode]), "{:+.2f} %") for mode, _ in SIZE_MODES)
         lines.append(
-            f"| {name} | {cell(oz)} | {cell(lto)} | {cell(cc)}{flag} "
-            f"| {cell(reduction(row['cc']), '{:+.2f} %')} | {cell(reduction(row['lto']), '{:+.2f} %')} "
-            f"| {cell(clang_s, '{:.1f}')} | {cell(cc_s, '{:.1f}')} | {cell(row['time'], '{:.2f}')} "
-            f"| {cell(rebuild_s, '{:.1f}')} | {cell(row['rebuild'], '{:.2f}')} | {tests} | {identical} |"
+            f"| {name} | {cell(oz)} | {sizes} | {cell(clang_s, '{:.1f}')} | {cell(cc_s, '{:.1f}')} "
+            f"| {cell(row['time'], '{:.2f}')} | {cell(row['rebuild'], '{:.2f}')} | {tests} | {same} |"
         )
     means = {key: geomean(values) for key, values in ratios.items()}
-    count = {key: f"n={len(values)}" for key, values in ratios.items()}
-    lines.append(
-        f"| geomean over projects | | | | {cell(reduction(means['cc']), '{:+.2f} %')} "
-        f"(x{cell(means['cc'], '{:.4f}')}, {count['cc']}) | {cell(reduction(means['lto']), '{:+.2f} %')} "
-        f"(x{cell(means['lto'], '{:.4f}')}, {count['lto']}) | | | {cell(means['time'], '{:.2f}')} "
-        f"({count['time']}) | | {cell(means['rebuild'], '{:.2f}')} ({count['rebuild']}) | | |"
+    mean_sizes = " | ".join(
+        f"{cell(reduction(means[mode]), '{:+.2f} %')} (n={len(ratios[mode])})" for mode, _ in SIZE_MODES
     )
+    lines.append(
+        f"| geomean over projects | | {mean_sizes} | | | {cell(means['time'], '{:.2f}')} "
+        f"| {cell(means['rebuild'], '{:.2f}')} | | |"
+    )
+    total_sizes = " | ".join(
+        cell(reduction(ratio(*totals[mode])), "{:+.2f} %") + f" ({totals[mode][1] - totals[mode][0]:+.0f} B)"
+        for mode, _ in SIZE_MODES
+    )
+    lines.append(f"| total bytes over projects | | {total_sizes} | | | | | | |")
     notes = [
         "",
-        "Bytes: .text + .data summed over the project's linked artifacts. `vs oz`: reduction "
-        "against clang -Oz (positive is smaller). Seconds: configure + build at -j1; rebuild: "
-        "the build phase of the warm-cache rebuild, and its ratio to clang-oz's build phase.",
+        "Bytes: .text + .data summed over each project's linked artifacts. `vs -Oz`: reduction "
+        "against clang -Oz (positive is smaller); the totals' bytes are those saved. Seconds: "
+        "configure + build at -j1; rebuild/clang: the build phase of the warm-cache rebuild "
+        "over clang -Oz's build phase.",
     ]
-    for line in larger:
-        notes.append(f"**WARNING: llm-compiler cc is larger than clang -Oz: {line}**")
+    notes.extend(f"**WARNING: larger than clang -Oz: {line}**" for line in larger)
     notes.extend(f"warning: {line}" for line in different)
     failed = [
         f"{p} {m}" for (p, m), r in latest.items() if not r.get("built") or r.get("tests_passed") is False
@@ -101,6 +111,14 @@ def report(records: list[dict[str, Any]]) -> str:
     if failed:
         notes.append("failed (build or tests): " + ", ".join(sorted(failed)))
     return "\n".join(lines + notes)
+
+
+def cell(value: float | None, form: str = "{:.0f}") -> str:
+    return "-" if value is None else form.format(value)
+
+
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    return top / bottom if top is not None and bottom else None
 
 
 def reduction(value: float | None) -> float | None:

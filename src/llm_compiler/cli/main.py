@@ -21,7 +21,6 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from concurrent.futures.process import BrokenProcessPool
 
 from llm_compiler import __version__
 from llm_compiler.errors import LlmCompilerError
@@ -104,7 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from llm_compiler.cli import cc
 
         return cc.main(arguments[0], arguments[1:])
-    # rich is loaded here, not at the top: `cc` runs once per unit of a build and skips it.
+    # Loaded here, not at the top: `cc` runs once per unit of a build and skips them.
+    from concurrent.futures.process import BrokenProcessPool
+
     from rich.console import Console
     from rich.markup import escape
 
