@@ -39,7 +39,10 @@ own tests on that build:
   configured and built with ``llm-compiler cc --oz --save-ir`` (every unit's IR), ``tune``
   runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
   with ``--results`` (the predictor for units tune has no list for) is tested and measured.
-  Its time is the final build's; the IR build's and tune's are in the record.
+  Its time is the final build's; the IR build's and tune's are in the record;
+* ``cc-whole-program`` (``--modes``): ``llm-compiler cc --whole-program``: units kept as
+  IR, one list chosen and validated per linked program or library at the link (lld's
+  LTO), to compare with ``clang-oz-lto``.
 
 Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
 ``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
@@ -351,7 +354,8 @@ def build_and_test(
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(source, tree, symlinks=True)
         shutil.rmtree(cache, ignore_errors=True)
-        write_wrappers(tools, mode, context, ("--cache", str(cache)))
+        extra = ("--whole-program",) if mode == "cc-whole-program" else ()
+        write_wrappers(tools, mode, context, (*extra, "--cache", str(cache)))
         if mode == "clang-oz-lto":
             check_lld(context, tools)
     env = environment(context, tools, unit_log)

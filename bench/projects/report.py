@@ -21,7 +21,12 @@ def geomean(values: list[float]) -> float | None:
 
 
 #: The size columns: (mode, heading), each with its reduction against clang -Oz.
-SIZE_MODES = (("cc", "cc"), ("cc-tuned", "tuned"), ("clang-oz-lto", "-Oz -flto"))
+SIZE_MODES = (
+    ("cc", "cc"),
+    ("cc-tuned", "tuned"),
+    ("cc-whole-program", "whole program"),
+    ("clang-oz-lto", "-Oz -flto"),
+)
 
 
 def report(records: list[dict[str, Any]]) -> str:
