@@ -547,6 +547,13 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--force", action="store_true", help="rebuild pairs already in results.jsonl")
     parser.add_argument("--report", action="store_true", help="only print the table of results.jsonl")
     parser.add_argument(
+        "--also",
+        type=Path,
+        action="append",
+        default=[],
+        help="with --report: the results of another --out folder too (repeatable; later runs win)",
+    )
+    parser.add_argument(
         "--llvm-bin", type=Path, default=Path(os.environ.get("LLVM_BIN", "/usr/lib/llvm-19/bin"))
     )
     parser.add_argument("--llm-compiler", type=Path, default=VENV_BIN / "llm-compiler")
@@ -569,7 +576,10 @@ def main(argv: list[str]) -> int:
         tune_jobs=args.tune_jobs,
     )
     if args.report:
-        print(report(load_records(context.results)))
+        records = load_records(context.results)
+        for folder in args.also:
+            records += load_records(folder / "results.jsonl")
+        print(report(records))
         return 0
     unknown = [name for name in args.projects.split(",") if name not in PROJECTS]
     modes = args.modes.split(",") if args.modes else list(DEFAULT_MODES)
