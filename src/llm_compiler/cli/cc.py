@@ -60,6 +60,10 @@ driver options (only before the first compiler argument; each also an environmen
   --cache DIR     LLM_COMPILER_CACHE    objects by (unit IR, flags, LLVM, choosers); `off` for none
                                         (default ~/.cache/llm-compiler/cc)
   --cache-size N  LLM_COMPILER_CACHE_SIZE  bound of the cache, e.g. 500M, 2G (default 1G)
+  --whole-program LLM_COMPILER_WHOLE_PROGRAM=1  units compile to IR; each link joins the
+                  program's IR (lld's LTO, internalized) and links it with one list chosen
+                  and validated for the program, if smaller than default<Oz>'s link; a
+                  failure links with clang's own LTO. Needs ld.lld and AR=llvm-ar.
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
   --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
 A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written
@@ -89,7 +93,10 @@ ENVIRONMENT = {
     "--objective": "LLM_COMPILER_OBJECTIVE",
     "--cache": "LLM_COMPILER_CACHE",
     "--cache-size": "LLM_COMPILER_CACHE_SIZE",
+    "--whole-program": "LLM_COMPILER_WHOLE_PROGRAM",
 }
+#: Driver options that take no value (an environment value other than "" or "0" sets them).
+FLAGS = ("--oz", "--whole-program")
 
 
 def parse_driver_options(
@@ -112,10 +119,10 @@ def parse_driver_options(
     index = 0
     while index < len(arguments):
         name, equals, value = arguments[index].partition("=")
-        if name not in ENVIRONMENT or (name == "--oz" and equals):
+        if name not in ENVIRONMENT or (name in FLAGS and equals):
             break
         index += 1
-        if name == "--oz":
+        if name in FLAGS:
             given[name] = "1"
         elif equals:
             given[name] = value
@@ -140,6 +147,7 @@ def parse_driver_options(
         objective=Objective.parse(given.get("--objective") or DEFAULT_OBJECTIVE),
         cache=None if given.get("--cache", "") == "off" else path("--cache") or default_cache_dir(),
         cache_size=parse_size(given["--cache-size"]) if given.get("--cache-size") else DEFAULT_MAX_BYTES,
+        whole_program=given.get("--whole-program", "0") not in ("", "0"),
     )
     return options, list(arguments[index:])
 
@@ -233,6 +241,7 @@ def main(command: str, arguments: Sequence[str]) -> int:
             objective=options.objective,
             cache=None if options.cache is None else ObjectCache(options.cache, max_bytes=options.cache_size),
             choosers_identity=chooser_identity(options),
+            whole_program=options.whole_program,
         )
         return driver.run(rest)
     except LlmCompilerError as error:

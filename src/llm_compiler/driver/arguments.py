@@ -301,6 +301,46 @@ def classify(arguments: Sequence[str]) -> UnitCompile | Passthrough:
     return _split(tuple(arguments), tokens, source, language, output)
 
 
+@dataclass(frozen=True)
+class LinkCommand:
+    """A link: a line without ``-c`` that writes a program or a library.
+
+    Attributes:
+        arguments: The line as the build gave it (without the compiler).
+        inputs: Its input files, as written (objects, archives, sources...).
+        output: The file it writes (``-o``, else ``a.out``).
+    """
+
+    arguments: tuple[str, ...]
+    inputs: tuple[str, ...]
+    output: str
+
+    def with_output(self, output: str) -> list[str]:
+        """The line writing ``output`` instead (its ``-o`` options replaced)."""
+        kept = [part for token in _tokens(self.arguments) if token.name != "-o" for part in token.text]
+        return [*kept, "-o", output]
+
+
+def link_command(arguments: Sequence[str]) -> LinkCommand | None:
+    """The line as a :class:`LinkCommand`, or None when it is not a plain link (a
+    compile, ``-E``, ``-S``, a query, a response file, its own ``-flto``...).
+
+    Example:
+        >>> link_command(["-o", "bzip2", "bzip2.o", "-L.", "-lbz2"])
+        LinkCommand(arguments=('-o', 'bzip2', 'bzip2.o', '-L.', '-lbz2'), inputs=('bzip2.o',), output='bzip2')
+        >>> link_command(["-c", "a.c"]) is None
+        True
+    """
+    tokens = _tokens(arguments)
+    if any(token.name == "-c" for token in tokens) or _why_not_a_unit(tokens) is not None:
+        return None
+    inputs = tuple(name for name, _ in _inputs(tokens))
+    if not inputs or "-" in inputs:
+        return None
+    outputs = [token.value for token in tokens if token.name == "-o"]
+    return LinkCommand(tuple(arguments), inputs, str(outputs[-1]) if outputs else "a.out")
+
+
 def _is_codegen(token: _Token) -> bool:
     name = token.name
     if name in _CODEGEN_WITH_VALUE or name in _CODEGEN_EXACT:

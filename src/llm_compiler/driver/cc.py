@@ -108,6 +108,8 @@ class DriverOptions:
             ``text-size`` (.text alone).
         cache: The object cache's folder (None: no cache).
         cache_size: Bound of the cache's objects, in bytes.
+        whole_program: Keep units as IR and choose one list for each linked program
+            (:mod:`llm_compiler.driver.whole_program`).
     """
 
     results: Path | None = None
@@ -118,6 +120,7 @@ class DriverOptions:
     objective: Objective = DEFAULT_OBJECTIVE
     cache: Path | None = None
     cache_size: int = DEFAULT_MAX_BYTES
+    whole_program: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ class UnitLog:
         chosen_size: Same for the chosen list's object (None when not built).
         size: Same for the object kept (None when the compile failed).
         kept: ``chosen``, ``oz``, ``clang-oz`` (clang's -Oz of the IR) or ``clang`` (the
-            build's line run through clang).
+            build's line run through clang); in whole-program mode also ``bitcode`` (a
+            unit kept as IR) and ``clang-lto`` (a link left to clang's own LTO).
         new_imports: Functions the kept chosen object calls that -Oz's does not.
         reason: Why the driver fell back or what the chooser said.
         seconds: Wall time of the whole command.
@@ -145,6 +149,7 @@ class UnitLog:
         objective: What the sizes measure (:mod:`llm_compiler.core.objective`).
         cached: The object came from the driver's cache (the rest of the line is the
             compile that made it, but ``seconds``).
+        link: The line is a whole-program link (``output`` is the program or library).
     """
 
     source: str
@@ -164,6 +169,7 @@ class UnitLog:
     seconds: float = 0.0
     objective: str = DEFAULT_OBJECTIVE.value
     cached: bool = False
+    link: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -223,7 +229,8 @@ class _SetupError(Exception):
         self.cause = cause
 
 
-def _short(error: BaseException) -> str:
+def short_reason(error: BaseException) -> str:
+    """An error as one line of at most :data:`_REASON_LIMIT` characters, for a log."""
     text = " ".join(str(error).split()) or type(error).__name__
     return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
 
@@ -252,6 +259,8 @@ class Driver:
             not looked up when ``save_ir`` is given (the IR must be written).
         choosers_identity: What the choosers know, as text: part of the cache key, so
             that new tuned results or another ranker do not reuse old objects.
+        whole_program: Units compile to bitcode and links with bitcode inputs choose
+            one list for the program (:mod:`llm_compiler.driver.whole_program`).
 
     Example::
 
@@ -274,6 +283,7 @@ class Driver:
         stderr: BinaryIO | None = None,
         cache: ObjectCache | None = None,
         choosers_identity: str = "",
+        whole_program: bool = False,
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
@@ -294,6 +304,7 @@ class Driver:
         self.stderr = stderr or sys.stderr.buffer
         self.cache = cache
         self.choosers_identity = choosers_identity
+        self.whole_program = whole_program
 
     @property
     def clang(self) -> Path:
@@ -308,6 +319,13 @@ class Driver:
         """
         started = time.monotonic()
         command = classify(arguments)
+        if self.whole_program:
+            from llm_compiler.driver import whole_program
+
+            if isinstance(command, UnitCompile):
+                return whole_program.compile_bitcode(self, command, self._new_log(command), started)
+            if whole_program.has_bitcode_inputs(arguments):
+                return whole_program.link(self, arguments, self._new_log(), started)
         if isinstance(command, Passthrough):
             return self._passthrough(arguments, command, started)
         return self._compile_unit(command, started)
@@ -355,18 +373,22 @@ class Driver:
 
     # A unit compile ----------------------------------------------------------
 
-    def _compile_unit(self, unit: UnitCompile, started: float) -> int:
-        log = UnitLog(
-            source=unit.source,
-            output=unit.output,
+    def _new_log(self, unit: UnitCompile | None = None) -> UnitLog:
+        """A log line for a unit compile (or a link when ``unit`` is None)."""
+        return UnitLog(
+            source=unit.source if unit else "",
+            output=unit.output if unit else "",
             cwd=os.getcwd(),
             llvm=self._llvm_text(),
             objective=self.objective.value,
         )
+
+    def _compile_unit(self, unit: UnitCompile, started: float) -> int:
+        log = self._new_log(unit)
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start
-            log = replace(log, reason=f"front end: {_short(error)}")
+            log = replace(log, reason=f"front end: {short_reason(error)}")
             return self._fallback(unit, log, started, warned=False)
         if front.returncode != 0:
             reason = f"front end failed with status {exit_status(front.returncode)}"
@@ -389,7 +411,7 @@ class Driver:
         except _SetupError as error:  # a bad option: the build must stop, not fall back
             raise error.cause from error
         except Exception as error:  # any failure of the driver's steps: never lose the build
-            return self._fallback(unit, replace(log, reason=_short(error)), started, warned=True)
+            return self._fallback(unit, replace(log, reason=short_reason(error)), started, warned=True)
         log = replace(log, seconds=time.monotonic() - started)
         self._record(log)
         if key is not None and self.cache is not None and log.kept in CACHEABLE:
@@ -462,14 +484,14 @@ class Driver:
             if clang_oz_size < oz_size:
                 kept, log = clang_oz, replace(log, size=clang_oz_size, kept="clang-oz")
         except Exception as error:  # default<Oz>'s object stands
-            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {_short(error)}")
+            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {short_reason(error)}")
         if log.pipeline == OZ_PIPELINE:
             return kept, replace(log, chosen_size=oz_size)
         try:
             chosen = self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
             chosen_size = self._size(chosen)
         except Exception as error:  # the chosen list failed: -Oz is kept
-            return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {_short(error)}")
+            return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {short_reason(error)}")
         log = replace(log, chosen_size=chosen_size)
         from llm_compiler.toolchain.elf import undefined_symbols
 

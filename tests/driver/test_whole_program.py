@@ -1,0 +1,179 @@
+"""Whole-program mode with the real clang, lld and opt: bitcode units, one list per link."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llm_compiler.core.program import Program
+from llm_compiler.driver.arguments import link_command
+from llm_compiler.driver.cc import Driver
+from llm_compiler.driver.choose import Choice, FirstOf, OzOnly
+from llm_compiler.driver.whole_program import is_bitcode_input
+from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.llvm import Toolchain
+from tests.conftest import run_cli
+
+#: Three units: main calls into a library archive; `unused` is called by no one and
+#: `scale` has one caller in another unit, so only a whole-program view drops or
+#: inlines them.
+SOURCES = {
+    "main.c": """\
+#include <stdio.h>
+int scale(int x);
+int checksum(const char *text);
+int main(int argc, char **argv) {
+    int total = 0;
+    for (int i = 0; i < argc; i++) total += checksum(argv[i]);
+    printf("%d %d\\n", scale(argc), total);
+    return 0;
+}
+""",
+    "scale.c": "int scale(int x) { return 3 * x + 1; }\nint unused(int x) { return x * x * x + scale(x); }\n",
+    "checksum.c": """\
+int checksum(const char *text) {
+    unsigned sum = 0;
+    for (; *text; text++) sum = sum * 31 + (unsigned char)*text;
+    return (int)(sum % 1000);
+}
+""",
+}
+VERSION_SCRIPT = "{ global: checksum; local: *; };\n"
+
+
+def log_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def expected_output(arguments: list[str]) -> str:
+    total = 0
+    for text in arguments:
+        value = 0
+        for byte in text.encode():
+            value = (value * 31 + byte) % 2**32
+        total += value % 1000
+    return f"{3 * len(arguments) + 1} {total}\n"
+
+
+def build(folder: Path, toolchain: Toolchain, *driver_options: str) -> subprocess.CompletedProcess[str]:
+    """Compiles the units, archives two, links the program, as a Makefile would."""
+    for name, text in SOURCES.items():
+        (folder / name).write_text(text)
+    env = {"LLVM_BIN": str(toolchain.bin_dir)}
+    for name in SOURCES:
+        compiled = run_cli("cc", *driver_options, "-O2", "-c", name, cwd=folder, env=env)
+        assert compiled.returncode == 0, compiled.stderr
+    archive = [toolchain.tool("llvm-ar"), "rcs", "libparts.a", "scale.o", "checksum.o"]
+    subprocess.run(archive, cwd=folder, check=True, timeout=60)
+    return run_cli("cc", *driver_options, "main.o", "-L.", "-lparts", "-o", "program", cwd=folder, env=env)
+
+
+def test_link_commands_are_recognized() -> None:
+    link = link_command(["-O2", "main.o", "-L.", "-lparts", "-o", "program", "-Wl,--as-needed"])
+    assert link is not None and link.inputs == ("main.o",) and link.output == "program"
+    expected = ["-O2", "main.o", "-L.", "-lparts", "-Wl,--as-needed", "-o", "/tmp/x"]
+    assert link.with_output("/tmp/x") == expected
+    assert link_command(["main.o"]).output == "a.out"  # type: ignore[union-attr]
+    for not_a_link in (["-c", "a.c"], ["-E", "a.c"], ["--version"], ["@args"], ["-flto", "a.o"]):
+        assert link_command(not_a_link) is None, not_a_link
+
+
+def test_a_program_is_linked_with_its_own_list_and_runs(tmp_path: Path, toolchain: Toolchain) -> None:
+    log = tmp_path / "cc.jsonl"
+    linked = build(tmp_path, toolchain, "--whole-program", "--cache", "off", "--log", str(log))
+    assert linked.returncode == 0, linked.stderr
+    assert is_bitcode_input(tmp_path / "main.o") and is_bitcode_input(tmp_path / "libparts.a")
+    ran = subprocess.run([tmp_path / "program", "a", "bc"], capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0 and ran.stdout == expected_output([str(tmp_path / "program"), "a", "bc"])
+    lines = log_lines(log)
+    assert [line["kept"] for line in lines[:3]] == ["bitcode"] * 3
+    link = lines[-1]
+    assert link["link"] and link["output"] == "program" and link["origin"] in ("predicted", "oz")
+    assert link["kept"] in ("chosen", "oz") and link["size"] <= link["oz_size"]
+    assert link["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
+    # Internalized and joined: the unit no one calls is gone, which a per-unit build keeps.
+    nm = [toolchain.tool("llvm-nm"), tmp_path / "program"]
+    symbols = subprocess.run(nm, capture_output=True, text=True, check=True, timeout=60).stdout
+    assert " unused" not in symbols and " scale" not in symbols
+
+
+def test_whole_program_is_smaller_than_per_unit_oz(tmp_path: Path, toolchain: Toolchain) -> None:
+    whole, per_unit = tmp_path / "whole", tmp_path / "units"
+    whole.mkdir()
+    per_unit.mkdir()
+    assert build(whole, toolchain, "--whole-program", "--oz", "--cache", "off").returncode == 0
+    assert build(per_unit, toolchain, "--oz", "--cache", "off").returncode == 0
+    sizes = [berkeley_size((folder / "program").read_bytes()).binary_size for folder in (whole, per_unit)]
+    assert sizes[0] < sizes[1]
+
+
+def test_a_shared_library_keeps_what_its_version_script_exports(tmp_path: Path, toolchain: Toolchain) -> None:
+    (tmp_path / "parts.map").write_text(VERSION_SCRIPT)
+    for name in ("scale.c", "checksum.c"):
+        (tmp_path / name).write_text(SOURCES[name])
+        assert run_cli("cc", "--whole-program", "--oz", "-fPIC", "-c", name, cwd=tmp_path).returncode == 0
+    linked = run_cli(
+        "cc", "--whole-program", "--oz", "-shared", "scale.o", "checksum.o", "-Wl,--version-script=parts.map",
+        "-Wl,-soname,libparts.so.1", "-o", "libparts.so.1", cwd=tmp_path,
+    )  # fmt: skip
+    assert linked.returncode == 0, linked.stderr
+    exported = subprocess.run(
+        [toolchain.tool("llvm-nm"), "-D", "--defined-only", tmp_path / "libparts.so.1"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert " checksum" in exported and " scale" not in exported and " unused" not in exported
+
+
+class Failing:
+    def choose(self, program: Program) -> Choice:
+        raise RuntimeError("the chooser broke")
+
+
+class Bogus:
+    def choose(self, program: Program) -> Choice:
+        return Choice("no-such-pass", "predicted", "a made-up list")
+
+
+@pytest.mark.parametrize(
+    ("chooser", "kept", "reason"),
+    [
+        (FirstOf(Failing()), "clang-lto", "the chooser broke"),
+        (FirstOf(Bogus(), OzOnly()), "oz", "the chosen list failed, -Oz kept"),
+    ],
+)
+def test_failures_fall_back_and_the_program_still_runs(
+    tmp_path: Path,
+    toolchain: Toolchain,
+    monkeypatch: pytest.MonkeyPatch,
+    chooser: Any,
+    kept: str,
+    reason: str,
+) -> None:
+    for name, text in SOURCES.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "cc.jsonl"
+    streams = {"stdout": io.BytesIO(), "stderr": io.BytesIO()}
+    driver = Driver("c", chooser, log=log, toolchain=toolchain, whole_program=True, **streams)
+    for name in SOURCES:
+        assert driver.run(["-c", name]) == 0
+    assert driver.run(["main.o", "scale.o", "checksum.o", "-o", "program"]) == 0
+    line = log_lines(log)[-1]
+    assert line["kept"] == kept and reason in line["reason"]
+    ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
+    assert ran.stdout == expected_output([str(tmp_path / "program")])
+    if kept == "oz":
+        assert line["pipeline"] == "no-such-pass" and line["size"] == line["oz_size"]
+
+
+def test_a_link_that_fails_shows_the_linkers_error(tmp_path: Path, toolchain: Toolchain) -> None:
+    (tmp_path / "main.c").write_text(SOURCES["main.c"])
+    assert run_cli("cc", "--whole-program", "-c", "main.c", cwd=tmp_path).returncode == 0
+    linked = run_cli("cc", "--whole-program", "main.o", "-o", "program", cwd=tmp_path)
+    assert linked.returncode != 0 and "undefined symbol" in linked.stderr and "scale" in linked.stderr
+    assert not (tmp_path / "program").exists()
