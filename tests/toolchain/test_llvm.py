@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,25 @@ def test_nothing_found_lists_where_it_looked(monkeypatch: pytest.MonkeyPatch) ->
 def test_missing_tool_is_named(toolchain: Toolchain) -> None:
     with pytest.raises(LLVMNotFound, match="no-such-tool"):
         toolchain.tool("no-such-tool")
+
+
+def test_the_version_is_read_once_per_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    runs = tmp_path / "runs"
+    opt = tmp_path / "opt"
+    opt.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'LLVM version 19.1.7'\n")
+    opt.chmod(0o755)
+    assert llvm._read_version(opt) == "19.1.7"
+    assert llvm._read_version(opt) == "19.1.7"
+    assert runs.read_text() == "run\n"  # the second answer came from the memo
+    opt.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'LLVM version 19.1.8'\n")  # an upgrade
+    os.utime(opt, ns=(opt.stat().st_atime_ns, opt.stat().st_mtime_ns + 10**9))
+    assert llvm._read_version(opt) == "19.1.8"
+    assert runs.read_text() == "run\nrun\n"
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(not_a_folder))  # no memo: it costs the process only
+    other = tmp_path / "other-opt"
+    other.write_text("#!/bin/sh\necho 'LLVM version 22.1.0'\n")
+    other.chmod(0o755)
+    assert llvm._read_version(other) == "22.1.0"

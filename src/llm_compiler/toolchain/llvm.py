@@ -13,14 +13,17 @@ The version is read from ``opt --version`` and recorded in every measurement.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_compiler.errors import LLVMNotFound, ToolchainError
+from llm_compiler.errors import LlmCompilerError, LLVMNotFound, ToolchainError
+from llm_compiler.files import atomic_write_text, cache_dir
 from llm_compiler.toolchain.runner import run_command
 
 #: Oldest LLVM major version llm-compiler supports (the paper used 17.0.6).
@@ -69,12 +72,31 @@ class Toolchain:
 
 
 def _read_version(opt: Path) -> str | None:
+    """``opt``'s LLVM version, remembered on disk by the binary's path, size and mtime:
+    ``llm-compiler cc`` finds the toolchain once per unit of a build, and starting
+    ``opt --version`` each time would cost a rebuild from the cache a process per unit."""
+    memo: Path | None = None
+    try:
+        status = opt.resolve().stat()
+        identity = f"{opt.resolve()}|{status.st_size}|{status.st_mtime_ns}"
+        memo = cache_dir("llvm-versions") / hashlib.sha256(identity.encode()).hexdigest()[:32]
+        remembered = memo.read_text().strip()
+        if re.fullmatch(r"\d+\.\d+\.\d+", remembered):
+            return remembered
+    except OSError:
+        pass
     try:
         result = run_command([opt, "--version"], timeout=30, check=False)
     except ToolchainError:
         return None
     match = _VERSION_RE.search(result.stdout_text + result.stderr_text)
-    return ".".join(match.groups()) if match else None
+    if match is None:
+        return None
+    version = ".".join(match.groups())
+    if memo is not None:
+        with contextlib.suppress(OSError, LlmCompilerError):  # a read-only cache only costs the process
+            atomic_write_text(memo, version + "\n")
+    return version
 
 
 def _candidate_dirs() -> list[Path]:
