@@ -1,4 +1,4 @@
-"""Whole-program mode with the real clang, lld and opt: bitcode units, one list per link."""
+"""Whole-program mode with the real clang, lld and opt: objects with their IR, one list per link."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from llm_compiler.core.program import Program
 from llm_compiler.driver.arguments import link_command
 from llm_compiler.driver.cc import Driver
 from llm_compiler.driver.choose import Choice, FirstOf, OzOnly
-from llm_compiler.driver.whole_program import is_bitcode_input
+from llm_compiler.driver.whole_program import IR_SECTION, carries_ir
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import run_cli
@@ -83,26 +83,33 @@ def test_link_commands_are_recognized() -> None:
         assert link_command(not_a_link) is None, not_a_link
 
 
+def sections(toolchain: Toolchain, path: Path) -> str:
+    command = [toolchain.tool("llvm-readelf"), "-S", path]
+    return subprocess.run(command, capture_output=True, text=True, check=True, timeout=60).stdout
+
+
 def test_a_program_is_linked_with_its_own_list_and_runs(tmp_path: Path, toolchain: Toolchain) -> None:
     log = tmp_path / "cc.jsonl"
     linked = build(tmp_path, toolchain, "--whole-program", "--cache", "off", "--log", str(log))
     assert linked.returncode == 0, linked.stderr
-    assert is_bitcode_input(tmp_path / "main.o") and is_bitcode_input(tmp_path / "libparts.a")
+    assert IR_SECTION in sections(toolchain, tmp_path / "main.o")
+    assert carries_ir(tmp_path / "main.o") and carries_ir(tmp_path / "libparts.a")
+    assert IR_SECTION not in sections(toolchain, tmp_path / "program")  # excluded from the link
     ran = subprocess.run([tmp_path / "program", "a", "bc"], capture_output=True, text=True, timeout=30)
     assert ran.returncode == 0 and ran.stdout == expected_output([str(tmp_path / "program"), "a", "bc"])
     lines = log_lines(log)
-    assert [line["kept"] for line in lines[:3]] == ["bitcode"] * 3
+    assert [line["source"] for line in lines[:3]] == list(SOURCES)  # units compile as per unit
     link = lines[-1]
     assert link["link"] and link["output"] == "program" and link["origin"] in ("predicted", "oz")
-    assert link["kept"] in ("chosen", "oz") and link["size"] <= link["oz_size"]
+    assert link["kept"] in ("chosen", "oz") and link["size"] <= link["oz_size"] < link["native_size"]
     assert link["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
-    # Internalized and joined: the unit no one calls is gone, which a per-unit build keeps.
+    # Internalized and joined: the function no one calls is gone, which a per-unit build keeps.
     nm = [toolchain.tool("llvm-nm"), tmp_path / "program"]
     symbols = subprocess.run(nm, capture_output=True, text=True, check=True, timeout=60).stdout
     assert " unused" not in symbols and " scale" not in symbols
 
 
-def test_whole_program_is_smaller_than_per_unit_oz(tmp_path: Path, toolchain: Toolchain) -> None:
+def test_whole_program_is_smaller_than_the_per_unit_build(tmp_path: Path, toolchain: Toolchain) -> None:
     whole, per_unit = tmp_path / "whole", tmp_path / "units"
     whole.mkdir()
     per_unit.mkdir()
@@ -117,16 +124,30 @@ def test_a_shared_library_keeps_what_its_version_script_exports(tmp_path: Path, 
     for name in ("scale.c", "checksum.c"):
         (tmp_path / name).write_text(SOURCES[name])
         assert run_cli("cc", "--whole-program", "--oz", "-fPIC", "-c", name, cwd=tmp_path).returncode == 0
+    log = tmp_path / "cc.jsonl"
     linked = run_cli(
-        "cc", "--whole-program", "--oz", "-shared", "scale.o", "checksum.o", "-Wl,--version-script=parts.map",
-        "-Wl,-soname,libparts.so.1", "-o", "libparts.so.1", cwd=tmp_path,
+        "cc", "--whole-program", "--oz", "--log", str(log), "-shared", "scale.o", "checksum.o",
+        "-Wl,--version-script=parts.map", "-Wl,-soname,libparts.so.1", "-o", "libparts.so.1", cwd=tmp_path,
     )  # fmt: skip
     assert linked.returncode == 0, linked.stderr
+    assert log_lines(log)[-1]["kept"] == "oz"
     exported = subprocess.run(
         [toolchain.tool("llvm-nm"), "-D", "--defined-only", tmp_path / "libparts.so.1"],
         capture_output=True, text=True, check=True, timeout=60,
     ).stdout  # fmt: skip
     assert " checksum" in exported and " scale" not in exported and " unused" not in exported
+
+
+def test_objects_without_ir_link_as_the_build_links_them(tmp_path: Path, toolchain: Toolchain) -> None:
+    for name, text in SOURCES.items():
+        (tmp_path / name).write_text(text)
+        compiled = subprocess.run([toolchain.tool("clang"), "-Oz", "-c", name], cwd=tmp_path, timeout=120)
+        assert compiled.returncode == 0
+    log = tmp_path / "cc.jsonl"
+    objects = [f"{Path(name).stem}.o" for name in SOURCES]
+    linked = run_cli("cc", "--whole-program", "--log", str(log), *objects, "-o", "program", cwd=tmp_path)
+    assert linked.returncode == 0, linked.stderr
+    assert not log.exists()  # no IR: a plain link, left to clang
 
 
 class Failing:
@@ -142,8 +163,8 @@ class Bogus:
 @pytest.mark.parametrize(
     ("chooser", "kept", "reason"),
     [
-        (FirstOf(Failing()), "clang-lto", "the chooser broke"),
-        (FirstOf(Bogus(), OzOnly()), "oz", "the chosen list failed, -Oz kept"),
+        (FirstOf(Failing()), "oz", "oz link kept: the chooser broke"),
+        (FirstOf(Bogus(), OzOnly()), "oz", "the chosen list failed, oz kept"),
     ],
 )
 def test_failures_fall_back_and_the_program_still_runs(
@@ -167,13 +188,31 @@ def test_failures_fall_back_and_the_program_still_runs(
     assert line["kept"] == kept and reason in line["reason"]
     ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
     assert ran.stdout == expected_output([str(tmp_path / "program")])
-    if kept == "oz":
-        assert line["pipeline"] == "no-such-pass" and line["size"] == line["oz_size"]
+    assert line["size"] == line["oz_size"] < line["native_size"]
+
+
+def test_an_lto_link_that_fails_keeps_the_native_link(tmp_path: Path, toolchain: Toolchain) -> None:
+    for name, text in SOURCES.items():
+        (tmp_path / name).write_text(text)
+        assert run_cli("cc", "--whole-program", "--oz", "-c", name, cwd=tmp_path).returncode == 0
+    garbage = tmp_path / "garbage.bc"
+    garbage.write_bytes(b"BC\xc0\xde" + b"\xff" * 64)  # the IR of main.o replaced by a broken one
+    objcopy = [toolchain.tool("llvm-objcopy"), f"--update-section={IR_SECTION}={garbage}", "main.o"]
+    subprocess.run(objcopy, cwd=tmp_path, check=True, timeout=60)
+    log = tmp_path / "cc.jsonl"
+    objects = [f"{Path(name).stem}.o" for name in SOURCES]
+    linked = run_cli("cc", "--whole-program", "--log", str(log), *objects, "-o", "program", cwd=tmp_path)
+    assert linked.returncode == 0, linked.stderr
+    [line] = log_lines(log)
+    assert line["kept"] == "native" and line["reason"].startswith("native link kept: the LTO link")
+    assert line["size"] == line["native_size"] and line["oz_size"] is None
+    ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
+    assert ran.stdout == expected_output([str(tmp_path / "program")])
 
 
 def test_a_link_that_fails_shows_the_linkers_error(tmp_path: Path, toolchain: Toolchain) -> None:
     (tmp_path / "main.c").write_text(SOURCES["main.c"])
     assert run_cli("cc", "--whole-program", "-c", "main.c", cwd=tmp_path).returncode == 0
     linked = run_cli("cc", "--whole-program", "main.o", "-o", "program", cwd=tmp_path)
-    assert linked.returncode != 0 and "undefined symbol" in linked.stderr and "scale" in linked.stderr
+    assert linked.returncode != 0 and "undefined reference" in linked.stderr and "scale" in linked.stderr
     assert not (tmp_path / "program").exists()

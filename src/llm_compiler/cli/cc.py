@@ -60,10 +60,9 @@ driver options (only before the first compiler argument; each also an environmen
   --cache DIR     LLM_COMPILER_CACHE    objects by (unit IR, flags, LLVM, choosers); `off` for none
                                         (default ~/.cache/llm-compiler/cc)
   --cache-size N  LLM_COMPILER_CACHE_SIZE  bound of the cache, e.g. 500M, 2G (default 1G)
-  --whole-program LLM_COMPILER_WHOLE_PROGRAM=1  units compile to IR; each link joins the
-                  program's IR (lld's LTO, internalized) and links it with one list chosen
-                  and validated for the program, if smaller than default<Oz>'s link; a
-                  failure links with clang's own LTO. Needs ld.lld and AR=llvm-ar.
+  --whole-program LLM_COMPILER_WHOLE_PROGRAM=1  objects also carry their unit's IR; a link of
+                  them also tries lld's LTO with default<Oz> and with a list chosen and
+                  validated for the joined program, and keeps the smallest (needs ld.lld)
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
   --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
 A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written

@@ -108,8 +108,8 @@ class DriverOptions:
             ``text-size`` (.text alone).
         cache: The object cache's folder (None: no cache).
         cache_size: Bound of the cache's objects, in bytes.
-        whole_program: Keep units as IR and choose one list for each linked program
-            (:mod:`llm_compiler.driver.whole_program`).
+        whole_program: Objects also carry their unit's IR, and links try one list
+            for the whole program (:mod:`llm_compiler.driver.whole_program`).
     """
 
     results: Path | None = None
@@ -140,8 +140,8 @@ class UnitLog:
         chosen_size: Same for the chosen list's object (None when not built).
         size: Same for the object kept (None when the compile failed).
         kept: ``chosen``, ``oz``, ``clang-oz`` (clang's -Oz of the IR) or ``clang`` (the
-            build's line run through clang); in whole-program mode also ``bitcode`` (a
-            unit kept as IR) and ``clang-lto`` (a link left to clang's own LTO).
+            build's line run through clang); for a whole-program link, ``native`` (the
+            objects linked as the build links them), ``oz`` or ``chosen``.
         new_imports: Functions the kept chosen object calls that -Oz's does not.
         reason: Why the driver fell back or what the chooser said.
         seconds: Wall time of the whole command.
@@ -150,6 +150,7 @@ class UnitLog:
         cached: The object came from the driver's cache (the rest of the line is the
             compile that made it, but ``seconds``).
         link: The line is a whole-program link (``output`` is the program or library).
+        native_size: For a link: the size of the build's own (native) link.
     """
 
     source: str
@@ -170,6 +171,7 @@ class UnitLog:
     objective: str = DEFAULT_OBJECTIVE.value
     cached: bool = False
     link: bool = False
+    native_size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -259,8 +261,8 @@ class Driver:
             not looked up when ``save_ir`` is given (the IR must be written).
         choosers_identity: What the choosers know, as text: part of the cache key, so
             that new tuned results or another ranker do not reuse old objects.
-        whole_program: Units compile to bitcode and links with bitcode inputs choose
-            one list for the program (:mod:`llm_compiler.driver.whole_program`).
+        whole_program: Objects also carry their unit's IR, and links of such objects
+            try one list for the whole program (:mod:`llm_compiler.driver.whole_program`).
 
     Example::
 
@@ -305,6 +307,8 @@ class Driver:
         self.cache = cache
         self.choosers_identity = choosers_identity
         self.whole_program = whole_program
+        #: The unoptimized IR of the last unit compiled (whole-program mode embeds it).
+        self.unit_ir: bytes | None = None
 
     @property
     def clang(self) -> Path:
@@ -323,8 +327,9 @@ class Driver:
             from llm_compiler.driver import whole_program
 
             if isinstance(command, UnitCompile):
-                return whole_program.compile_bitcode(self, command, self._new_log(command), started)
-            if whole_program.has_bitcode_inputs(arguments):
+                status = self._compile_unit(command, started)
+                return whole_program.embed_ir(self, command) if status == 0 else status
+            if whole_program.has_ir_inputs(arguments):
                 return whole_program.link(self, arguments, self._new_log(), started)
         if isinstance(command, Passthrough):
             return self._passthrough(arguments, command, started)
@@ -385,6 +390,7 @@ class Driver:
 
     def _compile_unit(self, unit: UnitCompile, started: float) -> int:
         log = self._new_log(unit)
+        self.unit_ir = None
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start
@@ -394,6 +400,7 @@ class Driver:
             reason = f"front end failed with status {exit_status(front.returncode)}"
             return self._fallback(unit, replace(log, reason=reason), started, warned=False)
         self._show(front.stderr, self.stderr)
+        self.unit_ir = front.stdout
         key = self._key(unit, front.stdout)
         if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
             return 0

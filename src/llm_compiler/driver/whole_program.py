@@ -1,29 +1,34 @@
-"""Whole-program mode: units kept as IR, one pass list chosen for the linked program.
+"""Whole-program mode: objects that carry their IR, one pass list tried for the program.
 
-``llm-compiler cc --whole-program`` optimizes at the link instead of unit by unit,
-which lets a list work across units (inline a function of another file, drop what no
-other unit calls) as ``clang -Oz -flto`` does, with the list chosen for the program:
+Per unit, no list can drop a function that no other file calls, nor inline across
+files. ``llm-compiler cc --whole-program`` adds a whole-program step at the link,
+without giving up what the per-unit build achieves:
 
-1. **Compile.** A unit compile runs the build's line through clang at ``-Oz`` with
-   :data:`BITCODE_COMPILE_FLAGS`: the object is the unit's unoptimized IR as bitcode
-   (the same IR the per-unit mode optimizes). Static archives of such objects work
-   when they are made with ``llvm-ar`` (its symbol table knows bitcode).
-2. **Link.** A link with a bitcode input (an object, or a member of an archive) links
-   through lld's LTO (:data:`LTO_LINK_FLAGS`). lld resolves the symbols, joins the IR
-   and internalizes what the link does not export (a program's ``main``, a shared
-   library's exported symbols), and runs the pipeline given to
-   ``--lto-newpm-passes``. The first link runs ``default<Oz>`` and keeps the joined,
-   internalized module (lld's ``--save-temps``); the driver's chooser picks a list
-   for that module (tuned results by the module's hash, or the predictor, whose list
-   is validated like a unit's); a second link runs the chosen list. The linked file
-   with the smaller ``.text + .data`` (on a tie ``default<Oz>``'s) is written to the
-   build's output. ``save_ir`` keeps the joined module (``<output>-<id>.ll``), so
-   ``llm-compiler tune`` can tune the program itself.
-3. **Fallback.** Any failure of these steps runs the build's link line through
-   clang's own LTO link (clang with :data:`LTO_LINK_FLAGS`), with the reason in the
-   log: the program is built, though not with the chosen list.
+1. **Compile.** A unit compiles exactly as in the per-unit mode (its chosen list,
+   validated, never larger than -Oz, from the cache on a rebuild), and the object also
+   carries the unit's unoptimized IR as bitcode in an excluded ``.llvm.lto`` section
+   (:data:`IR_SECTION`: the layout of clang's ``-ffat-lto-objects``). Linkers that do
+   not look for it drop it; static archives of such objects work with any ``ar``.
+2. **Link.** A link with such inputs (objects, or archive members) runs three ways
+   in a scratch folder, and the linked file with the smallest ``.text + .data`` is
+   written to the build's output (on a tie, the first):
 
-Links without bitcode inputs, and everything else, run as in the per-unit mode.
+   * ``native``: the build's own line: the per-unit objects, linked as the build
+     links them;
+   * ``oz``: lld's LTO on the carried IR (``--fat-lto-objects``): lld resolves the
+     symbols, joins the IR, internalizes what the link does not export (a program's
+     ``main``, a shared library's version script), and runs ``default<Oz>``
+     (``--lto-newpm-passes``); the joined module after internalization is kept
+     (``--save-temps``);
+   * ``chosen``: the same link with the list the driver's chooser picks for that
+     joined module: ``tune`` results by the module's hash (``save_ir`` writes it as
+     ``<output>-<id>.ll``), else the predictor's list, validated as for a unit.
+3. **Fallback.** A failure of the LTO links keeps the native link, the reason in
+   the log line (``"link": true``). A native link that fails is the build's own
+   error: it is shown with its exit status.
+
+So a whole-program build is never larger than the per-unit build of the same
+sources, which is never larger than -Oz unit by unit.
 """
 
 from __future__ import annotations
@@ -37,89 +42,97 @@ from dataclasses import replace
 from pathlib import Path
 
 from llm_compiler.core.program import OZ_PIPELINE
-from llm_compiler.driver.arguments import UnitCompile, link_command
+from llm_compiler.driver.arguments import LinkCommand, UnitCompile, link_command
 from llm_compiler.driver.cc import Driver, UnitLog, exit_status, short_reason
 from llm_compiler.driver.choose import Choice
 from llm_compiler.errors import ToolchainError
 from llm_compiler.files import atomic_write_text
-from llm_compiler.toolchain.runner import CommandResult, run_command
+from llm_compiler.toolchain.runner import run_command
 
-#: What a unit compile adds to the build's line (at -Oz): unoptimized IR as bitcode.
-BITCODE_COMPILE_FLAGS = ("-flto=full", "-Xclang", "-disable-llvm-passes")
-#: What a link adds: full LTO in lld. ``--undefined-version``: a version script may
-#: name symbols a library does not define, which GNU ld accepts and lld does not.
+#: The section that carries a unit's IR in its object (what lld's ``--fat-lto-objects`` reads).
+IR_SECTION = ".llvm.lto"
+#: What an LTO link adds to the build's line. ``--undefined-version``: a version script
+#: may name symbols a library does not define, which GNU ld accepts and lld does not.
 LTO_LINK_FLAGS = (
     "-flto=full",
     "-fuse-ld=lld",
+    "-Wl,--fat-lto-objects",
     "-Wl,--undefined-version",
     "-Wno-unused-command-line-argument",
 )
 #: The first bytes of an LLVM bitcode file.
 BITCODE_MAGIC = b"BC\xc0\xde"
-_ARCHIVE_MAGIC = b"!<arch>\n"
+_SECTION_NAME = IR_SECTION.encode() + b"\0"
 #: lld's ``--save-temps`` name of the joined module after internalization.
 _JOINED_SUFFIX = ".0.2.internalize.bc"
 
 
 class LinkStepError(ToolchainError):
-    """A step of the whole-program link failed (the build's link then runs as clang's LTO)."""
+    """An LTO link of the whole-program step failed (the native link is kept)."""
 
 
-def is_bitcode_input(path: Path) -> bool:
-    """Whether ``path`` is LLVM bitcode, or an archive with a bitcode member.
+def carries_ir(path: Path) -> bool:
+    """Whether an input file holds IR for the link: bitcode, an object with the IR
+    section, or an archive with such a member (its section name is looked for).
 
     Example:
-        >>> is_bitcode_input(Path("/nonexistent.o"))
+        >>> carries_ir(Path("/nonexistent.o"))
         False
     """
     try:
-        with path.open("rb") as stream:
-            head = stream.read(8)
-            if head.startswith(BITCODE_MAGIC):
-                return True
-            if head != _ARCHIVE_MAGIC:
-                return False
-            data = stream.read()
+        data = path.read_bytes()
     except OSError:
         return False
-    return _archive_has_bitcode(data)
+    if data.startswith(BITCODE_MAGIC):
+        return True
+    if data.startswith(b"\x7fELF"):
+        return _SECTION_NAME in data
+    return data.startswith(b"!<arch>\n") and (_SECTION_NAME in data or BITCODE_MAGIC in data)
 
 
-def _archive_has_bitcode(members: bytes) -> bool:
-    """Walks the members of a (non-thin) ``ar`` archive, after its magic."""
-    position = 0
-    while position + 60 <= len(members):
-        header = members[position : position + 60]
-        try:
-            size = int(header[48:58].decode("ascii").strip())
-        except ValueError:
-            return False
-        name = header[:16].rstrip()
-        body = members[position + 60 : position + 60 + size]
-        if name not in (b"/", b"//", b"/SYM64/", b"__.SYMDEF") and body.startswith(BITCODE_MAGIC):
-            return True
-        position += 60 + size + (size & 1)
-    return False
+def embed_ir(driver: Driver, unit: UnitCompile) -> int:
+    """Step 1: adds the unit's unoptimized IR to the object the driver just wrote.
+
+    The object stays valid without it: when this fails, the unit links natively only
+    (a warning says why) and the build goes on.
+    """
+    if driver.unit_ir is None:  # the front end failed and clang compiled the line: no IR
+        return 0
+    output = Path(unit.output)
+    try:
+        with tempfile.TemporaryDirectory(prefix="llm-compiler-ir-") as scratch:
+            bitcode = Path(scratch) / "unit.bc"
+            run_command(
+                [driver.toolchain.tool("llvm-as"), "-", "-o", bitcode],
+                input=driver.unit_ir,
+                timeout=driver.opt_timeout,
+            )
+            run_command(
+                [
+                    driver.toolchain.tool("llvm-objcopy"),
+                    f"--add-section={IR_SECTION}={bitcode}",
+                    f"--set-section-flags={IR_SECTION}=exclude",
+                    output,
+                ],
+                timeout=driver.opt_timeout,
+            )
+    except Exception as error:  # the object is whole either way (objcopy replaces it at the end)
+        driver.stderr.write(
+            f"llm-compiler cc: warning: {output} links without its IR: {short_reason(error)}\n".encode()
+        )
+        driver.stderr.flush()
+    return 0
 
 
-def compile_bitcode(driver: Driver, unit: UnitCompile, log: UnitLog, started: float) -> int:
-    """Step 1: the unit's unoptimized IR as a bitcode object, at the build's path."""
-    result = driver._clang([*unit.fallback_arguments, *BITCODE_COMPILE_FLAGS])
-    driver._show(result.stdout, driver.stdout)
-    driver._show(result.stderr, driver.stderr)
-    reason = "unoptimized IR kept for the link" if result.returncode == 0 else "front end failed"
-    driver._record(replace(log, kept="bitcode", reason=reason, seconds=time.monotonic() - started))
-    return exit_status(result.returncode)
-
-
-def has_bitcode_inputs(arguments: Sequence[str]) -> bool:
-    """Whether a command is a link with a bitcode input (step 2 applies)."""
+def has_ir_inputs(arguments: Sequence[str]) -> bool:
+    """Whether a command is a link with an input that carries IR (step 2 applies)."""
     link = link_command(arguments)
-    return link is not None and any(is_bitcode_input(Path(name)) for name in link.inputs)
+    return link is not None and any(carries_ir(Path(name)) for name in link.inputs)
 
 
 def link(driver: Driver, arguments: Sequence[str], log: UnitLog, started: float) -> int:
-    """Step 2 (step 3 on failure): links ``arguments`` with the program's own list.
+    """Steps 2 and 3: links ``arguments`` natively, with ``default<Oz>`` and with the
+    program's own list; writes the smallest to the build's output.
 
     Args:
         driver: The driver (its clang, chooser, log and objective).
@@ -135,62 +148,82 @@ def link(driver: Driver, arguments: Sequence[str], log: UnitLog, started: float)
     output = Path(command.output)
     log = replace(log, source="<link>", output=command.output, link=True)
     with tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch:
+        native = Path(scratch) / "native" / output.name
+        native.parent.mkdir()
+        result = driver._clang(command.with_output(str(native)))
+        driver._show(result.stdout, driver.stdout)
+        driver._show(result.stderr, driver.stderr)
+        if result.returncode != 0:  # the build's own error: shown, as clang would
+            seconds = time.monotonic() - started
+            driver._record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
+            return exit_status(result.returncode)
+        size = driver._size(native.read_bytes())
+        log = replace(log, size=size, kept="native", native_size=size)
+        kept = native
         try:
-            kept, log = _choose_and_link(driver, arguments, Path(scratch), output.name, log)
-            _install(kept, output)
-        except Exception as error:  # any failure of the driver's steps: clang's own LTO link
-            return _fallback(driver, arguments, output, replace(log, reason=short_reason(error)), started)
+            kept, log = _lto_links(driver, command, Path(scratch), native, log)
+        except Exception as error:  # any failure of the LTO steps: the native link is kept
+            log = replace(log, reason=f"native link kept: {short_reason(error)}")
+        _install(kept, output)
     driver._record(replace(log, seconds=time.monotonic() - started))
     return 0
 
 
-def _choose_and_link(
-    driver: Driver, arguments: Sequence[str], scratch: Path, name: str, log: UnitLog
+def _lto_links(
+    driver: Driver, command: LinkCommand, scratch: Path, native: Path, log: UnitLog
 ) -> tuple[Path, UnitLog]:
-    """Links at ``default<Oz>`` and with the chosen list in ``scratch``; returns the
-    smaller linked file and the log line completed."""
-    oz_output = scratch / "oz" / name
-    result = _lto_link(driver, arguments, oz_output, OZ_PIPELINE, "--save-temps")
-    driver._show(result.stdout, driver.stdout)
-    driver._show(result.stderr, driver.stderr)
+    """The ``oz`` and ``chosen`` links; returns the smallest of the three and the log."""
+    assert log.size is not None
+    kept, best = native, log.size
+    oz_output = scratch / "oz" / native.name
+    _lto_link(driver, command, oz_output, OZ_PIPELINE, "--save-temps")
     oz_size = driver._size(oz_output.read_bytes())
-    log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
+    log = replace(log, oz_size=oz_size)
+    if oz_size < best:
+        kept, best, log = oz_output, oz_size, replace(log, size=oz_size, kept="oz")
+    try:
+        return _chosen_link(driver, command, oz_output, kept, best, log)
+    except Exception as error:  # the chooser or its list failed: the smaller link so far is kept
+        return kept, replace(log, reason=f"{log.kept} link kept: {short_reason(error)}")
+
+
+def _chosen_link(
+    driver: Driver, command: LinkCommand, oz_output: Path, kept: Path, best: int, log: UnitLog
+) -> tuple[Path, UnitLog]:
+    """Chooses a list for the joined module of the ``oz`` link and links with it, if it
+    is another list; returns the smaller of it and ``kept`` (``best`` bytes)."""
     joined = Path(f"{oz_output}{_JOINED_SUFFIX}")
     ir = run_command(
         [driver.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=driver.opt_timeout
     ).stdout_text
     with driver._compiler() as compiler:
         chooser = driver._chooser(compiler)
-        program = compiler.load_ir(ir, name=name)
+        program = compiler.load_ir(ir, name=oz_output.name)
         log = replace(log, program_id=program.id)
         if driver.save_ir is not None:
-            atomic_write_text(driver.save_ir / f"{name}-{program.id[:16]}.ll", program.ir)
+            atomic_write_text(driver.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
         choice = chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
     log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
     if choice.pipeline == OZ_PIPELINE:
-        return oz_output, log
-    chosen_output = scratch / "chosen" / name
+        return kept, log
+    chosen_output = oz_output.parent.parent / "chosen" / oz_output.name
     try:
-        _lto_link(driver, arguments, chosen_output, choice.pipeline)
+        _lto_link(driver, command, chosen_output, choice.pipeline)
         chosen_size = driver._size(chosen_output.read_bytes())
-    except Exception as error:  # the chosen list failed at the link: default<Oz>'s is kept
-        return oz_output, replace(log, reason=f"the chosen list failed, -Oz kept: {short_reason(error)}")
+    except Exception as error:  # the chosen list failed at the link: the smaller other is kept
+        return kept, replace(log, reason=f"the chosen list failed, {log.kept} kept: {short_reason(error)}")
     log = replace(log, chosen_size=chosen_size)
-    if chosen_size < oz_size:
+    if chosen_size < best:
         return chosen_output, replace(log, size=chosen_size, kept="chosen")
-    return oz_output, replace(log, reason=f"{log.reason}; not smaller than -Oz linked, -Oz kept")
+    return kept, replace(log, reason=f"{log.reason}; not smaller linked, {log.kept} kept")
 
 
-def _lto_link(
-    driver: Driver, arguments: Sequence[str], output: Path, pipeline: str, *extra: str
-) -> CommandResult:
+def _lto_link(driver: Driver, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
     """Links the build's line to ``output`` with lld's LTO running ``pipeline``."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    link = link_command(arguments)
-    assert link is not None
     result = driver._clang(
         [
-            *link.with_output(str(output)),
+            *command.with_output(str(output)),
             *LTO_LINK_FLAGS,
             "-Xlinker",
             f"--lto-newpm-passes={pipeline}",
@@ -202,7 +235,6 @@ def _lto_link(
             f"the LTO link with {pipeline} failed (status {result.returncode}): "
             f"{result.stderr.decode(errors='replace')[-2000:]}"
         )
-    return result
 
 
 def _install(linked: Path, output: Path) -> None:
@@ -213,18 +245,3 @@ def _install(linked: Path, output: Path) -> None:
         os.replace(temporary, output)
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def _fallback(driver: Driver, arguments: Sequence[str], output: Path, log: UnitLog, started: float) -> int:
-    """Step 3: the build's link line through clang's own LTO link."""
-    result = driver._clang([*arguments, *LTO_LINK_FLAGS])
-    driver._show(result.stdout, driver.stdout)
-    driver._show(result.stderr, driver.stderr)
-    size = None
-    if result.returncode == 0:
-        try:
-            size = driver._size(output.read_bytes())
-        except Exception:  # the size is for the log only
-            size = None
-    driver._record(replace(log, size=size, kept="clang-lto", seconds=time.monotonic() - started))
-    return exit_status(result.returncode)
