@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
-from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.runner import ADDR_NO_RANDOMIZE, fixed_layout, run_command
 
 
 def test_returns_outputs_and_duration() -> None:
@@ -73,3 +73,12 @@ def _alive(pid: int) -> bool:
 def test_missing_program_is_a_toolchain_error() -> None:
     with pytest.raises(ToolchainError, match="no-such-program"):
         run_command(["/nonexistent/no-such-program"], timeout=5)
+
+
+def test_fixed_layout_runs_without_address_randomization() -> None:
+    argv = fixed_layout(["cat", "/proc/self/personality"])
+    assert argv[1:] == ["-R", "cat", "/proc/self/personality"] and argv[0].endswith("setarch")
+    personality = int(run_command(argv, timeout=30).stdout_text, 16)
+    assert personality & ADDR_NO_RANDOMIZE
+    plain = int(run_command(["cat", "/proc/self/personality"], timeout=30).stdout_text, 16)
+    assert not plain & ADDR_NO_RANDOMIZE

@@ -26,7 +26,7 @@ from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
 from llm_compiler.toolchain.ir import count_instructions
 from llm_compiler.toolchain.llvm import Toolchain
-from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.runner import fixed_layout, run_command
 from llm_compiler.toolchain.worker_pool import WorkerPool
 
 #: What a compile can return besides its measurement.
@@ -94,7 +94,7 @@ def run_llc(toolchain: Toolchain, ir: str, filetype: str, *, timeout: float, nam
     if filetype not in ("obj", "asm"):
         raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
     result = run_command(
-        [toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"],
+        fixed_layout([toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"]),
         timeout=timeout,
         input=ir.encode(),
         subject=name,
@@ -145,7 +145,7 @@ class SubprocessEngine:
         if pipeline is None:
             return program.ir
         return run_command(
-            [self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"],
+            fixed_layout([self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"]),
             timeout=self.timeout,
             input=program.ir.encode(),
             subject=subject(program, pipeline),

@@ -10,9 +10,11 @@ carries the command, its exit status and its standard error.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -214,3 +216,35 @@ def kill_process_group(process: subprocess.Popen[bytes]) -> int:
     """Kills a process started here and its whole group; returns its exit status."""
     _kill_group(process)
     return process.wait()
+
+
+#: ``personality(2)``'s flag that turns address-space randomization off for a process.
+ADDR_NO_RANDOMIZE = 0x0040000
+
+
+@functools.cache
+def _setarch() -> str | None:
+    """``setarch`` when it can start a process without address randomization here."""
+    path = shutil.which("setarch")
+    if path is None:
+        return None
+    try:
+        done = subprocess.run([path, "-R", "true"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return path if done.returncode == 0 else None
+
+
+def fixed_layout(argv: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """``argv`` run with address-space randomization off (``setarch -R``), when possible.
+
+    Some LLVM 19 passes (``newgvn`` among them) visit values in an order that depends on
+    where the heap puts them, so one list on one unit can give several different
+    outputs from run to run. Without randomization the same command on the same input
+    lays out its heap the same way, so ``opt`` and ``llc`` give one output, and a build
+    is the same at ``-j1`` and ``-j8``. Where ``setarch`` is missing or not allowed,
+    ``argv`` is returned unchanged (the selection's determinism check still applies).
+    """
+    prefix = _setarch()
+    parts = [os.fspath(part) for part in argv]
+    return [prefix, "-R", *parts] if prefix else parts
