@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from llm_compiler.core.program import Program
 from llm_compiler.driver.arguments import link_command
 from llm_compiler.driver.cc import Driver
-from llm_compiler.driver.choose import Choice, FirstOf, OzOnly
+from llm_compiler.driver.choose import FirstOf, OzOnly
 from llm_compiler.driver.whole_program import IR_SECTION, carries_ir
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import run_cli
+from tests.driver.test_cc import Bogus, Failing
 
 #: Three units: main calls into a library archive; `unused` is called by no one and
 #: `scale` has one caller in another unit, so only a whole-program view drops or
@@ -148,16 +148,6 @@ def test_objects_without_ir_link_as_the_build_links_them(tmp_path: Path, toolcha
     linked = run_cli("cc", "--whole-program", "--log", str(log), *objects, "-o", "program", cwd=tmp_path)
     assert linked.returncode == 0, linked.stderr
     assert not log.exists()  # no IR: a plain link, left to clang
-
-
-class Failing:
-    def choose(self, program: Program) -> Choice:
-        raise RuntimeError("the chooser broke")
-
-
-class Bogus:
-    def choose(self, program: Program) -> Choice:
-        return Choice("no-such-pass", "predicted", "a made-up list")
 
 
 @pytest.mark.parametrize(
