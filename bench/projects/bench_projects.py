@@ -40,9 +40,10 @@ own tests on that build:
   runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
   with ``--results`` (the predictor for units tune has no list for) is tested and measured.
   Its time is the final build's; the IR build's and tune's are in the record;
-* ``cc-whole-program`` (``--modes``): ``llm-compiler cc --whole-program``: units kept as
-  IR, one list chosen and validated per linked program or library at the link (lld's
-  LTO), to compare with ``clang-oz-lto``.
+* ``cc-whole-program`` (``--modes``): ``llm-compiler cc --whole-program`` with a fresh
+  cache: the per-unit build whose objects carry their IR, and each link also tried
+  with lld's LTO and a list chosen for the joined program; to compare with
+  ``clang-oz-lto``.
 
 Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
 ``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
