@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
+from llm_compiler.toolchain import runner
 from llm_compiler.toolchain.runner import ADDR_NO_RANDOMIZE, fixed_layout, run_command
 
 
@@ -76,9 +77,20 @@ def test_missing_program_is_a_toolchain_error() -> None:
 
 
 def test_fixed_layout_runs_without_address_randomization() -> None:
+    if runner._setarch() is None:
+        pytest.skip("setarch -R is not allowed here (seccomp): commands run as given")
     argv = fixed_layout(["cat", "/proc/self/personality"])
     assert argv[1:] == ["-R", "cat", "/proc/self/personality"] and argv[0].endswith("setarch")
     personality = int(run_command(argv, timeout=30).stdout_text, 16)
     assert personality & ADDR_NO_RANDOMIZE
     plain = int(run_command(["cat", "/proc/self/personality"], timeout=30).stdout_text, 16)
     assert not plain & ADDR_NO_RANDOMIZE
+
+
+def test_fixed_layout_without_setarch_runs_the_command_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    runner._setarch.cache_clear()
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    try:
+        assert fixed_layout(["opt", Path("x.ll")]) == ["opt", "x.ll"]
+    finally:
+        runner._setarch.cache_clear()
