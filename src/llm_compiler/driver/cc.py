@@ -307,8 +307,6 @@ class Driver:
         self.cache = cache
         self.choosers_identity = choosers_identity
         self.whole_program = whole_program
-        #: The unoptimized IR of the last unit compiled (whole-program mode embeds it).
-        self.unit_ir: bytes | None = None
 
     @property
     def clang(self) -> Path:
@@ -327,13 +325,14 @@ class Driver:
             from llm_compiler.driver import whole_program
 
             if isinstance(command, UnitCompile):
-                status = self._compile_unit(command, started)
-                return whole_program.embed_ir(self, command) if status == 0 else status
-            if whole_program.has_ir_inputs(arguments):
-                return whole_program.link(self, arguments, self._new_log(), started)
+                status, ir = self._compile_unit(command, started)
+                return whole_program.embed_ir(self, command, ir) if status == 0 else status
+            link = whole_program.ir_link(arguments)
+            if link is not None:
+                return whole_program.link(self, link, self._new_log(), started)
         if isinstance(command, Passthrough):
             return self._passthrough(arguments, command, started)
-        return self._compile_unit(command, started)
+        return self._compile_unit(command, started)[0]
 
     # The build's own commands ------------------------------------------------
 
@@ -388,22 +387,22 @@ class Driver:
             objective=self.objective.value,
         )
 
-    def _compile_unit(self, unit: UnitCompile, started: float) -> int:
+    def _compile_unit(self, unit: UnitCompile, started: float) -> tuple[int, bytes | None]:
+        """Compiles one unit (module docstring); returns the exit status and the unit's
+        unoptimized IR (None when the front end failed)."""
         log = self._new_log(unit)
-        self.unit_ir = None
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start
             log = replace(log, reason=f"front end: {short_reason(error)}")
-            return self._fallback(unit, log, started, warned=False)
+            return self._fallback(unit, log, started, warned=False), None
         if front.returncode != 0:
             reason = f"front end failed with status {exit_status(front.returncode)}"
-            return self._fallback(unit, replace(log, reason=reason), started, warned=False)
+            return self._fallback(unit, replace(log, reason=reason), started, warned=False), None
         self._show(front.stderr, self.stderr)
-        self.unit_ir = front.stdout
         key = self._key(unit, front.stdout)
         if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
-            return 0
+            return 0, front.stdout
         try:
             with self._compiler() as compiler:
                 chooser = self._chooser(compiler)
@@ -418,13 +417,14 @@ class Driver:
         except _SetupError as error:  # a bad option: the build must stop, not fall back
             raise error.cause from error
         except Exception as error:  # any failure of the driver's steps: never lose the build
-            return self._fallback(unit, replace(log, reason=short_reason(error)), started, warned=True)
+            status = self._fallback(unit, replace(log, reason=short_reason(error)), started, warned=True)
+            return status, front.stdout
         log = replace(log, seconds=time.monotonic() - started)
         self._record(log)
         if key is not None and self.cache is not None and log.kept in CACHEABLE:
             self.cache.put(key, obj, log.to_json())
             self.cache.count("miss", log.seconds)
-        return 0
+        return 0, front.stdout
 
     def _llvm_text(self) -> str:
         return f"{self.toolchain.version} ({self.toolchain.bin_dir})"

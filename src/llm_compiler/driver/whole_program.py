@@ -90,13 +90,13 @@ def carries_ir(path: Path) -> bool:
     return data.startswith(b"!<arch>\n") and (_SECTION_NAME in data or BITCODE_MAGIC in data)
 
 
-def embed_ir(driver: Driver, unit: UnitCompile) -> int:
+def embed_ir(driver: Driver, unit: UnitCompile, ir: bytes | None) -> int:
     """Step 1: adds the unit's unoptimized IR to the object the driver just wrote.
 
     The object stays valid without it: when this fails, the unit links natively only
     (a warning says why) and the build goes on.
     """
-    if driver.unit_ir is None:  # the front end failed and clang compiled the line: no IR
+    if ir is None:  # the front end failed and clang compiled the line: no IR
         return 0
     output = Path(unit.output)
     try:
@@ -104,7 +104,7 @@ def embed_ir(driver: Driver, unit: UnitCompile) -> int:
             bitcode = Path(scratch) / "unit.bc"
             run_command(
                 [driver.toolchain.tool("llvm-as"), "-", "-o", bitcode],
-                input=driver.unit_ir,
+                input=ir,
                 timeout=driver.opt_timeout,
             )
             run_command(
@@ -124,27 +124,25 @@ def embed_ir(driver: Driver, unit: UnitCompile) -> int:
     return 0
 
 
-def has_ir_inputs(arguments: Sequence[str]) -> bool:
-    """Whether a command is a link with an input that carries IR (step 2 applies)."""
+def ir_link(arguments: Sequence[str]) -> LinkCommand | None:
+    """The command as a link with an input that carries IR (step 2 applies), else None."""
     link = link_command(arguments)
-    return link is not None and any(carries_ir(Path(name)) for name in link.inputs)
+    return link if link is not None and any(carries_ir(Path(name)) for name in link.inputs) else None
 
 
-def link(driver: Driver, arguments: Sequence[str], log: UnitLog, started: float) -> int:
-    """Steps 2 and 3: links ``arguments`` natively, with ``default<Oz>`` and with the
+def link(driver: Driver, command: LinkCommand, log: UnitLog, started: float) -> int:
+    """Steps 2 and 3: links ``command`` natively, with ``default<Oz>`` and with the
     program's own list; writes the smallest to the build's output.
 
     Args:
         driver: The driver (its clang, chooser, log and objective).
-        arguments: The build's link line (the arguments after the compiler).
+        command: The build's link line (:func:`ir_link`).
         log: The log line so far (where and with which LLVM).
         started: When the command started (``time.monotonic()``).
 
     Returns:
         The exit status of the link.
     """
-    command = link_command(arguments)
-    assert command is not None
     output = Path(command.output)
     log = replace(log, source="<link>", output=command.output, link=True)
     with tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch:
