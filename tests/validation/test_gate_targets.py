@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,25 @@ def test_the_runtime_libraries_are_read_from_elf_files(toolchain: Toolchain) -> 
     assert {"printf", "memmove", "sqrt", "__udivti3"} <= c_exports  # libc (an IFUNC), libm, libgcc
     assert "_ZSt9terminatev" in cxx_exports and "_ZSt9terminatev" not in c_exports
     assert INLINE_ONLY not in cxx_exports
+
+
+def test_the_runtime_exports_are_remembered_until_a_library_changes(
+    toolchain: Toolchain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    runtime_exports.cache_clear()
+    real = runtime_exports(toolchain, "c")
+    (memo,) = (tmp_path / "llm-compiler" / "runtime-exports").iterdir()
+    record = json.loads(memo.read_text())
+    assert set(record["exports"]) == real and any("libc.so" in entry[0] for entry in record["libraries"])
+    memo.write_text(json.dumps({**record, "exports": ["only_this"]}))
+    runtime_exports.cache_clear()
+    assert runtime_exports(toolchain, "c") == {"only_this"}  # read from the memo, not the libraries
+    record["libraries"][0][2] += 1  # a library's modification time: an upgraded C library
+    memo.write_text(json.dumps({**record, "exports": ["only_this"]}))
+    runtime_exports.cache_clear()
+    assert runtime_exports(toolchain, "c") == real
+    runtime_exports.cache_clear()
 
 
 def test_declarations_are_the_targets_own_references(inprocess: Compiler) -> None:

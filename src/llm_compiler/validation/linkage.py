@@ -14,11 +14,19 @@ one the runtime libraries it links against export: the C library, libm, libgcc
 (``clang -print-file-name``) and read with pyelftools. A list that makes the target
 reference any other symbol is rejected for that target, naming the symbol. The check
 needs no ``main`` and no run, so it also speaks for units that cannot be executed.
+
+Reading those libraries takes seconds, and ``llm-compiler cc`` checks one unit per
+process, so their exports are remembered on disk (:func:`runtime_exports`), with the
+size and modification time of the driver and of each library: an upgraded C library
+or LLVM is read again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 import re
 import shlex
 from collections.abc import Iterator
@@ -27,7 +35,8 @@ from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
-from llm_compiler.errors import CommandFailed, InvalidInput
+from llm_compiler.errors import CommandFailed, InvalidInput, LlmCompilerError
+from llm_compiler.files import atomic_write_text, cache_dir
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.elf import elf_symbols, undefined_symbols
 from llm_compiler.toolchain.llvm import Toolchain
@@ -93,11 +102,35 @@ def runtime_libraries(toolchain: Toolchain, language: str) -> tuple[Path, ...]:
     return tuple(found)
 
 
+def _identity(path: Path) -> list[object]:
+    status = path.stat()
+    return [str(path), status.st_size, status.st_mtime_ns]
+
+
+@functools.lru_cache(maxsize=8)
 def runtime_exports(toolchain: Toolchain, language: str) -> frozenset[str]:
-    """Every symbol the runtime libraries of a ``language`` target export."""
+    """Every symbol the runtime libraries of a ``language`` target export.
+
+    Remembered in ``~/.cache/llm-compiler/runtime-exports`` by the driver (path, size,
+    modification time) and language, and used while every library it lists is unchanged.
+    """
+    driver = toolchain.tool("clang++" if language == "c++" else "clang")
+    memo: Path | None = None
+    with contextlib.suppress(OSError):
+        identity = json.dumps([_identity(driver.resolve()), language, toolchain.version])
+        memo = cache_dir("runtime-exports") / f"{hashlib.sha256(identity.encode()).hexdigest()[:32]}.json"
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            remembered = json.loads(memo.read_text())
+            if all(_identity(Path(entry[0])) == entry for entry in remembered["libraries"]):
+                return frozenset(remembered["exports"])
+    libraries = runtime_libraries(toolchain, language)
     exports: set[str] = set()
-    for path in runtime_libraries(toolchain, language):
+    for path in libraries:
         exports |= exported_symbols(path)
+    if memo is not None:
+        with contextlib.suppress(OSError, LlmCompilerError):  # a read-only cache costs the reading only
+            record = {"libraries": [_identity(path) for path in libraries], "exports": sorted(exports)}
+            atomic_write_text(memo, json.dumps(record))
     return frozenset(exports)
 
 
