@@ -266,6 +266,8 @@ def test_help_and_bad_results(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "best.jsonl" in bad.stderr
     missing_value = cc("--log", cwd=tmp_path)
     assert missing_value.returncode == 2 and "--log needs a value" in missing_value.stderr
+    no_jobs = cc("--jobs", "0", "-c", "x.c", cwd=tmp_path)
+    assert no_jobs.returncode == 2 and "--jobs takes a number" in no_jobs.stderr
 
 
 def test_log_lines_stay_whole_under_parallel_builds(tmp_path: Path) -> None:

@@ -180,3 +180,23 @@ def test_auto_falls_back_to_subprocess_when_the_library_is_missing(
     assert compiler.engine == "subprocess" and "libLLVM" in compiler.engine_note
     with pytest.raises(ToolchainError, match="--engine subprocess"):
         Compiler(stripped, engine="inprocess")
+
+
+@pytest.mark.parametrize("engine", ["subprocess", "inprocess"])
+def test_keep_ir_lowers_a_measured_list_without_compiling_it_again(
+    toolchain: Toolchain, engines: tuple[Compiler, Compiler], programs: list[Program], engine: str
+) -> None:
+    reference = engines[0]
+    passes = reference.passes("module(default<Oz>)")
+    with Compiler(toolchain, engine=engine, workers=1, keep_ir=True) as compiler:
+        measured = compiler.measure(programs[0], passes)
+        compiles = compiler.counts["compiles"]
+        ir = compiler.optimize(programs[0], passes)
+        assert compiler.counts["compiles"] == compiles and compiler.counts["ir-hits"] == 1
+        assert ir == reference.optimize(programs[0], passes)
+        assert measured == reference.measure(programs[0], passes)
+        other = compiler.passes("function(sroa)")
+        assert compiler.optimize(programs[0], other) == reference.optimize(programs[0], other)
+        assert compiler.counts["ir-hits"] == 1  # compiled by optimize itself, then kept:
+        assert compiler.optimize(programs[0], other) == reference.optimize(programs[0], other)
+        assert compiler.counts["ir-hits"] == 2

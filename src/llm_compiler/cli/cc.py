@@ -23,14 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
+from llm_compiler.driver import direct
 from llm_compiler.driver.arguments import split_launcher
-from llm_compiler.driver.cache import (
-    DEFAULT_MAX_BYTES,
-    ObjectCache,
-    default_cache_dir,
-    file_digest,
-    parse_size,
-)
+from llm_compiler.driver.cache import DEFAULT_MAX_BYTES, ObjectCache, parse_size
 from llm_compiler.driver.cc import Driver, DriverOptions
 from llm_compiler.driver.choose import BEST_FILE, Chooser, FirstOf, OzOnly, TunedResults
 from llm_compiler.errors import InvalidInput, LlmCompilerError
@@ -63,10 +58,16 @@ driver options (only before the first compiler argument; each also an environmen
   --whole-program LLM_COMPILER_WHOLE_PROGRAM=1  objects also carry their unit's IR; a link of
                   them also tries lld's LTO with default<Oz> and with a list chosen and
                   validated for the joined program, and keeps the smallest (needs ld.lld)
+  --jobs N        LLM_COMPILER_CC_JOBS  candidates measured at once (default: the cores, at
+                  most 4; 1 under a make -j that already uses every core saves a little)
+  --no-direct     LLM_COMPILER_NO_DIRECT=1  look objects up by the unit's IR only: run the
+                  front end on every hit (by default an unchanged command whose source
+                  and headers hold the same bytes is answered without it)
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
   --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
 A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written
-from the cache: a rebuild costs the front end. The cache is shared safely by make -j; a
+from the cache; when the command, its source and headers are unchanged too, without even
+its front end. The cache is shared safely by make -j; a
 cache that cannot be written is only read, or not used, and the build goes on.
 The build's -O levels are ignored: the driver decides the optimization. Give absolute
 paths when the build changes directory (recursive make). A unit's tuned list is found
@@ -83,19 +84,9 @@ examples:
 """
 
 #: The driver's options and the environment variables that also set them.
-ENVIRONMENT = {
-    "--results": "LLM_COMPILER_RESULTS",
-    "--save-ir": "LLM_COMPILER_SAVE_IR",
-    "--log": "LLM_COMPILER_CC_LOG",
-    "--predictor": "LLM_COMPILER_PREDICTOR",
-    "--oz": "LLM_COMPILER_OZ",
-    "--objective": "LLM_COMPILER_OBJECTIVE",
-    "--cache": "LLM_COMPILER_CACHE",
-    "--cache-size": "LLM_COMPILER_CACHE_SIZE",
-    "--whole-program": "LLM_COMPILER_WHOLE_PROGRAM",
-}
+ENVIRONMENT = direct.ENVIRONMENT
 #: Driver options that take no value (an environment value other than "" or "0" sets them).
-FLAGS = ("--oz", "--whole-program")
+FLAGS = direct.FLAGS
 
 
 def parse_driver_options(
@@ -114,25 +105,12 @@ def parse_driver_options(
         (PosixPath('cc.jsonl'), ['-c', 'a.c'])
     """
     environ = os.environ if environ is None else environ
-    given: dict[str, str] = {}
-    index = 0
-    while index < len(arguments):
-        name, equals, value = arguments[index].partition("=")
-        if name not in ENVIRONMENT or (name in FLAGS and equals):
-            break
-        index += 1
-        if name in FLAGS:
-            given[name] = "1"
-        elif equals:
-            given[name] = value
-        elif index < len(arguments):
-            given[name] = arguments[index]
-            index += 1
-        else:
-            raise LlmCompilerError(f"llm-compiler cc: {name} needs a value. See `llm-compiler cc --help`.")
-    for name, variable in ENVIRONMENT.items():
-        if name not in given and environ.get(variable):
-            given[name] = environ[variable]
+    try:
+        given, index = direct.scan_options(arguments, environ)
+    except ValueError as error:
+        raise LlmCompilerError(
+            f"llm-compiler cc: {error} needs a value. See `llm-compiler cc --help`."
+        ) from None
 
     def path(name: str) -> Path | None:
         return Path(given[name]) if given.get(name) else None
@@ -141,14 +119,26 @@ def parse_driver_options(
         results=path("--results"),
         save_ir=path("--save-ir"),
         log=path("--log"),
-        oz=given.get("--oz", "0") not in ("", "0"),
+        oz=direct.is_set(given, "--oz"),
         predictor=given.get("--predictor") or "builtin",
         objective=Objective.parse(given.get("--objective") or DEFAULT_OBJECTIVE),
-        cache=None if given.get("--cache", "") == "off" else path("--cache") or default_cache_dir(),
+        cache=None
+        if given.get("--cache", "") == "off"
+        else path("--cache") or direct.default_cache_dir(environ),
         cache_size=parse_size(given["--cache-size"]) if given.get("--cache-size") else DEFAULT_MAX_BYTES,
-        whole_program=given.get("--whole-program", "0") not in ("", "0"),
+        whole_program=direct.is_set(given, "--whole-program"),
+        direct=not direct.is_set(given, "--no-direct"),
+        jobs=_jobs(given.get("--jobs")),
     )
     return options, list(arguments[index:])
+
+
+def _jobs(text: str | None) -> int:
+    if not text:
+        return min(4, os.cpu_count() or 1)
+    if not text.isdigit() or int(text) < 1:
+        raise InvalidInput(f"--jobs takes a number of candidates measured at once (1 or more), not {text!r}.")
+    return int(text)
 
 
 def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser]:
@@ -169,7 +159,9 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
         from llm_compiler.selection.registry import check_spec
 
         check_spec(options.predictor)  # a malformed or unknown spec fails here, not unit by unit
-        choosers.append(Predicted(compiler, options.predictor, objective=options.objective))
+        choosers.append(
+            Predicted(compiler, options.predictor, objective=options.objective, jobs=options.jobs)
+        )
     return choosers
 
 
@@ -182,25 +174,12 @@ def chooser_identity(options: DriverOptions) -> str:
         InvalidInput: ``--results`` names a folder without tune results (found here,
             before any compile, though the choosers are made on a cache miss only).
     """
-    if options.oz:
-        return "oz"
-    parts = [f"predictor={options.predictor}"]
-    if options.results is not None:
-        if not (options.results / BEST_FILE).is_file():
-            raise InvalidInput(
-                f"{options.results / BEST_FILE}: no tuned results there. --results names the "
-                "--out folder of `llm-compiler tune` (it holds best.jsonl)."
-            )
-        parts.append(f"results={file_digest([options.results / BEST_FILE])}")
-    if options.predictor != "none":
-        from importlib import resources
-
-        shipped = Path(str(resources.files("llm_compiler.predictor") / "data"))
-        files = [path for path in shipped.glob("ranker-*.json")]
-        tail = options.predictor.partition(":")[2]
-        files += [Path(part) for part in tail.split(",") if part and "=" not in part]
-        parts.append(f"rankers={file_digest(files)}")
-    return "; ".join(parts)
+    if not options.oz and options.results is not None and not (options.results / BEST_FILE).is_file():
+        raise InvalidInput(
+            f"{options.results / BEST_FILE}: no tuned results there. --results names the "
+            "--out folder of `llm-compiler tune` (it holds best.jsonl)."
+        )
+    return direct.choosers_text(oz=options.oz, predictor=options.predictor, results=options.results)
 
 
 def main(command: str, arguments: Sequence[str]) -> int:
@@ -230,6 +209,10 @@ def main(command: str, arguments: Sequence[str]) -> int:
             cache = ObjectCache(options.cache, max_bytes=options.cache_size)
             sys.stdout.write(cache.stats().text() + "\n")
             return 0
+        source_key = None
+        if options.direct:  # the key of direct hits: the command as given, before the launcher is dropped
+            given, _ = direct.scan_options(arguments, os.environ)
+            source_key = direct.source_key(command, given, rest, os.getcwd(), os.environ)
         launched, rest = split_launcher(rest)
         language = launched or ("c++" if command == "c++" else "c")
         driver = Driver(
@@ -241,6 +224,7 @@ def main(command: str, arguments: Sequence[str]) -> int:
             cache=None if options.cache is None else ObjectCache(options.cache, max_bytes=options.cache_size),
             choosers_identity=chooser_identity(options),
             whole_program=options.whole_program,
+            source_key=source_key,
         )
         return driver.run(rest)
     except LlmCompilerError as error:

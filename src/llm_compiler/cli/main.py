@@ -16,14 +16,14 @@ compiler in a build, so their arguments are a compiler's and go, unparsed, to
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from llm_compiler import __version__
-from llm_compiler.errors import LlmCompilerError
+
+if TYPE_CHECKING:
+    import argparse
 
 #: Commands that take a compiler's command line, not argparse options.
 DRIVER_COMMANDS = ("cc", "c++")
@@ -63,6 +63,9 @@ EPILOG = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     from llm_compiler.cli.options import common_options
 
     parser = argparse.ArgumentParser(
@@ -81,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _configure_logging(verbosity: int) -> None:
+    import logging
+
     from rich.console import Console
     from rich.logging import RichHandler
 
@@ -100,6 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``llm-compiler`` console script."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments and arguments[0] in DRIVER_COMMANDS:
+        # `cc` runs once per unit of a build: an unchanged unit is answered before anything
+        # beyond the standard library is imported (llm_compiler.driver.direct).
+        from llm_compiler.driver.direct import serve
+
+        status = serve(arguments[0], arguments[1:])
+        if status is not None:
+            return status
         from llm_compiler.cli import cc
 
         return cc.main(arguments[0], arguments[1:])
@@ -108,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rich.console import Console
     from rich.markup import escape
+
+    from llm_compiler.errors import LlmCompilerError
 
     parser = build_parser()
     args = parser.parse_args(arguments)

@@ -81,6 +81,9 @@ class Compiler:
         allow_extra: Passes outside the searchable set that pass lists may use.
         engine: An :class:`Engine` or its name (see :mod:`llm_compiler.core.engines`).
         workers: In-process workers (default: the number of cores).
+        keep_ir: Keep the optimized IR of each compile (bounded like the objects), so
+            that :meth:`optimize` of a list measured before runs nothing: the compiler
+            driver measures candidates, then lowers the one it keeps.
 
     Raises:
         ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
@@ -101,6 +104,7 @@ class Compiler:
         allow_extra: Iterable[str] = (),
         engine: Engine | str = Engine.AUTO,
         workers: int | None = None,
+        keep_ir: bool = False,
     ) -> None:
         self.toolchain = toolchain or find_toolchain()
         self.timeout = timeout
@@ -111,6 +115,9 @@ class Compiler:
         self._objects: OrderedDict[tuple[str, str | None], CompileResult] = OrderedDict()
         self._object_bytes = 0
         self._objects_lock = threading.Lock()
+        self.keep_ir = keep_ir
+        self._irs: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._ir_bytes = 0
         #: ``compiles`` (engine compiles), ``object-cache-hits``, and per program id
         #: ``compiles:<id>``: what tests and benchmarks count.
         self.counts: Counter[str] = Counter()
@@ -281,10 +288,22 @@ class Compiler:
                 return cached
             self.counts["compiles"] += 1
             self.counts[f"compiles:{program.id}"] += 1
-        result = self._engine.compile(program, pipeline, outputs, self._replay(program, pipeline))
+        wanted = {*outputs, "ir"} if self.keep_ir and pipeline is not None else outputs
+        result = self._engine.compile(program, pipeline, wanted, self._replay(program, pipeline))
         if result.obj is not None:
             self._keep_object(key, CompileResult(result.measurement, obj=result.obj))
+        if result.ir is not None and pipeline is not None and self.keep_ir:
+            self._keep_ir((program.id, pipeline), result.ir)
         return result
+
+    def _keep_ir(self, key: tuple[str, str], ir: str) -> None:
+        with self._objects_lock:
+            previous = self._irs.pop(key, None)
+            self._ir_bytes += len(ir) - len(previous or "")
+            self._irs[key] = ir
+            while self._ir_bytes > OBJECT_CACHE_BYTES and len(self._irs) > 1:
+                _, dropped = self._irs.popitem(last=False)
+                self._ir_bytes -= len(dropped)
 
     def _keep_object(self, key: tuple[str, str | None], result: CompileResult) -> None:
         assert result.obj is not None
@@ -345,7 +364,14 @@ class Compiler:
         return self.measure(program, self.passes(OZ_PIPELINE))
 
     def optimize(self, program: Program, passes: PassList) -> str:
-        """The optimized IR text of ``program`` after ``passes``."""
+        """The optimized IR text of ``program`` after ``passes`` (kept from an earlier
+        compile with ``keep_ir``)."""
+        if self.keep_ir:
+            with self._objects_lock:
+                kept = self._irs.get((program.id, self.check(passes) or ""))
+            if kept is not None:
+                self.counts["ir-hits"] += 1
+                return kept
         ir = self.compile(program, passes, ("ir",)).ir
         assert ir is not None
         return ir

@@ -117,6 +117,8 @@ _COMPILER_NAME = re.compile(r"^(?:[\w.+-]*-)?(?:cc|gcc|clang|c\+\+|g\+\+|clang\+
 #: Dependency-file options the front end must still see (kept in the front-end line).
 _DEPENDENCY_OUTPUT = frozenset({"-MD", "-MMD"})
 _DEPENDENCY_WP = ("-Wp,-MD,", "-Wp,-MMD,")
+#: Every option about the dependency file (dropped from the line that lists dependencies).
+_DEPENDENCY_OPTIONS = frozenset({"-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-MG", "-MV"})
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,9 @@ class UnitCompile:
         codegen_flags: The flags that matter when the IR is lowered to an object.
         fallback_arguments: The line with ``-Oz`` in place of its ``-O`` levels.
         optimization_flags: The ``-O`` levels the build gave (dropped).
+        dependency_output: The dependency file the build asked for (``-MD``...), or None.
+        listing_arguments: The front-end line without its dependency-file options, for
+            ``clang -M`` to list the files the front end reads.
     """
 
     arguments: tuple[str, ...]
@@ -156,6 +161,8 @@ class UnitCompile:
     codegen_flags: tuple[str, ...]
     fallback_arguments: tuple[str, ...]
     optimization_flags: tuple[str, ...] = ()
+    dependency_output: str | None = None
+    listing_arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -366,6 +373,31 @@ def _dependency_rewrite(tokens: Sequence[_Token], output: str) -> list[str]:
     return extra
 
 
+def _dependency_output(tokens: Sequence[_Token], output: str) -> str | None:
+    """The dependency file the line makes the front end write, or None.
+
+    Example:
+        >>> _dependency_output(_tokens(["-MD", "-MF", "x.d", "-c", "a.c"]), "a.o")
+        'x.d'
+        >>> _dependency_output(_tokens(["-Wp,-MMD,.deps/a.d", "-c", "a.c"]), "a.o")
+        '.deps/a.d'
+    """
+    found: str | None = None
+    for token in tokens:
+        if token.name.startswith(_DEPENDENCY_WP):
+            found = token.name.split(",", 2)[2]
+    if found is not None:
+        return found
+    if not any(token.name in _DEPENDENCY_OUTPUT for token in tokens):
+        return None
+    named = [token.value for token in tokens if token.name == "-MF" and token.value]
+    return named[-1] if named else dependency_file(output)
+
+
+def _is_dependency_option(token: _Token) -> bool:
+    return token.name in _DEPENDENCY_OPTIONS or token.name.startswith(("-Wp,-MD", "-Wp,-MMD"))
+
+
 def _split(
     arguments: tuple[str, ...], tokens: Sequence[_Token], source: str, language: str, output: str
 ) -> UnitCompile:
@@ -392,6 +424,14 @@ def _split(
         codegen_flags=tuple(codegen),
         fallback_arguments=(*fallback, "-Oz"),
         optimization_flags=tuple(optimization),
+        dependency_output=_dependency_output(tokens, output),
+        listing_arguments=tuple(
+            text
+            for token in tokens
+            if token.name not in ("-c", "-o") and not token.name.startswith("-O")
+            if not _is_dependency_option(token)
+            for text in token.text
+        ),
     )
 
 

@@ -27,24 +27,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from llm_compiler import __version__
+from llm_compiler.driver.direct import SOURCES_SCHEMA, STORE_NAME, default_cache_dir, file_digest
 from llm_compiler.errors import InvalidInput
+
+__all__ = ["STORE_NAME", "ObjectCache", "default_cache_dir", "file_digest", "parse_size", "unit_key"]
 
 #: Bumped when what an entry holds, or what its key covers, changes.
 FORMAT = 1
-
-#: The file of the store, inside the cache folder.
-STORE_NAME = "objects.sqlite"
 
 #: Default bound of the store's objects, in bytes.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -57,7 +56,8 @@ _BUSY_SECONDS = 60.0
 
 _SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?)i?B?", re.IGNORECASE)
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS objects (
     key TEXT PRIMARY KEY,
     object BLOB NOT NULL,
@@ -73,6 +73,8 @@ CREATE TABLE IF NOT EXISTS counters (
     seconds REAL NOT NULL
 );
 """
+    + SOURCES_SCHEMA
+)
 
 
 def parse_size(text: str) -> int:
@@ -90,25 +92,6 @@ def parse_size(text: str) -> int:
         raise InvalidInput(f"{text!r} is not a size: give bytes, or a number with K, M or G (500M, 2G).")
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[match.group(2).upper()]
     return int(float(match.group(1)) * scale)
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/llm-compiler/cc`` (``~/.cache/llm-compiler/cc``)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "llm-compiler" / "cc"
-
-
-def file_digest(paths: Iterable[Path]) -> str:
-    """A hash of the files' names and bytes; a missing file counts as its name alone."""
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(str(path).encode() + b"\0")
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            digest.update(b"<missing>")
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def unit_key(ir: bytes, *, language: str, codegen_flags: Sequence[str], llvm: str, choosers: str) -> str:
@@ -158,6 +141,8 @@ class CacheStats:
         ]
         if hits + misses:
             lines.append(f"hit rate: {hits / (hits + misses):.1%}")
+        if "direct" in self.counters:
+            lines.append(f"  of which direct (no front end): {self.counters['direct'][0]:,}")
         for name in ("stored", "evicted", "error"):
             if name in self.counters:
                 lines.append(f"{name}: {self.counters[name][0]:,}")
@@ -259,6 +244,19 @@ class ObjectCache:
         except sqlite3.Error as error:
             self._disable(error)
 
+    def remember(self, source_key: str, key: str, entry: Mapping[str, Any]) -> None:
+        """Stores what a compile command read and gave (:mod:`llm_compiler.driver.direct`)."""
+        db = self._connection()
+        if db is None or self.read_only:
+            return
+        try:
+            db.execute(
+                "INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?)",
+                (source_key, key, json.dumps(dict(entry)), time.time()),
+            )
+        except sqlite3.Error as error:
+            self._disable(error)
+
     def count(self, name: str, seconds: float) -> None:
         """Adds one to counter ``name`` (``hit``, ``miss``...) and ``seconds`` to its time."""
         db = self._connection()
@@ -327,6 +325,7 @@ def _evict(db: sqlite3.Connection, total: int, target: int) -> None:
         total -= size
         evicted += 1
     if evicted:
+        db.execute("DELETE FROM sources WHERE unit_key NOT IN (SELECT key FROM objects)")
         db.execute(
             "INSERT INTO counters VALUES ('evicted', ?, 0) "
             "ON CONFLICT(name) DO UPDATE SET count = count + excluded.count",

@@ -42,7 +42,6 @@ one ``write`` on an ``O_APPEND`` descriptor so that ``make -j`` does not interle
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import sys
@@ -54,9 +53,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.driver import direct
 from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, reads_stdin
 from llm_compiler.driver.cache import DEFAULT_MAX_BYTES, ObjectCache, unit_key
 from llm_compiler.driver.choose import Choice, Chooser
+from llm_compiler.driver.direct import append_line
 from llm_compiler.errors import InvalidInput, ToolchainError
 from llm_compiler.files import atomic_write_bytes, atomic_write_text
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
@@ -110,6 +111,9 @@ class DriverOptions:
         cache_size: Bound of the cache's objects, in bytes.
         whole_program: Objects also carry their unit's IR, and links try one list
             for the whole program (:mod:`llm_compiler.driver.whole_program`).
+        direct: Answer unchanged commands without their front end
+            (:mod:`llm_compiler.driver.direct`).
+        jobs: The predictor's candidates measured at once.
     """
 
     results: Path | None = None
@@ -121,6 +125,8 @@ class DriverOptions:
     cache: Path | None = None
     cache_size: int = DEFAULT_MAX_BYTES
     whole_program: bool = False
+    direct: bool = True
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -191,17 +197,6 @@ def ir_file_name(source: str, program: Program) -> str:
     return f"{safe_name(Path(source).stem)}-{program.id}.ll"
 
 
-def append_line(path: Path, record: dict[str, Any]) -> None:
-    """Appends ``record`` as one JSON line with one ``write`` (safe for parallel makes)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = (json.dumps(record) + "\n").encode()
-    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        os.write(handle, data)
-    finally:
-        os.close(handle)
-
-
 def write_object(path: Path, data: bytes) -> None:
     """Writes ``data`` to ``path`` atomically; a device (``-o /dev/null``) is written in place.
 
@@ -263,6 +258,9 @@ class Driver:
             that new tuned results or another ranker do not reuse old objects.
         whole_program: Objects also carry their unit's IR, and links of such objects
             try one list for the whole program (:mod:`llm_compiler.driver.whole_program`).
+        source_key: The command's key for direct hits (:func:`~llm_compiler.driver.direct.source_key`):
+            a unit whose object is cached is remembered under it, with the files its front
+            end read, so that the next run of the same command skips the front end.
 
     Example::
 
@@ -286,6 +284,7 @@ class Driver:
         cache: ObjectCache | None = None,
         choosers_identity: str = "",
         whole_program: bool = False,
+        source_key: str | None = None,
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
@@ -307,6 +306,7 @@ class Driver:
         self.cache = cache
         self.choosers_identity = choosers_identity
         self.whole_program = whole_program
+        self.source_key = source_key
 
     @property
     def clang(self) -> Path:
@@ -391,6 +391,7 @@ class Driver:
         """Compiles one unit (module docstring); returns the exit status and the unit's
         unoptimized IR (None when the front end failed)."""
         log = self._new_log(unit)
+        since_ns = time.time_ns()
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start
@@ -400,8 +401,9 @@ class Driver:
             reason = f"front end failed with status {exit_status(front.returncode)}"
             return self._fallback(unit, replace(log, reason=reason), started, warned=False), None
         self._show(front.stderr, self.stderr)
-        key = self._key(unit, front.stdout)
+        key = self._key(unit.codegen_flags, front.stdout)
         if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
+            self._remember(unit, key, front.stderr, since_ns)
             return 0, front.stdout
         try:
             with self._compiler() as compiler:
@@ -424,18 +426,20 @@ class Driver:
         if key is not None and self.cache is not None and log.kept in CACHEABLE:
             self.cache.put(key, obj, log.to_json())
             self.cache.count("miss", log.seconds)
+            self._remember(unit, key, front.stderr, since_ns)
         return 0, front.stdout
 
     def _llvm_text(self) -> str:
         return f"{self.toolchain.version} ({self.toolchain.bin_dir})"
 
-    def _key(self, unit: UnitCompile, ir: bytes) -> str | None:
+    def _key(self, codegen_flags: Sequence[str], ir: bytes) -> str | None:
+        """The cache key of IR lowered with ``codegen_flags`` (None without a cache)."""
         if self.cache is None:
             return None
         return unit_key(
             ir,
             language=self.language,
-            codegen_flags=unit.codegen_flags,
+            codegen_flags=codegen_flags,
             llvm=self._llvm_text(),
             choosers=f"{self.objective.value}; {self.choosers_identity}",
         )
@@ -459,6 +463,34 @@ class Driver:
         self.cache.count("hit", seconds)
         return True
 
+    def _remember(self, unit: UnitCompile, key: str, warnings: bytes, since_ns: int) -> None:
+        """Remembers what the unit's front end read, for direct hits (:mod:`llm_compiler.driver.direct`).
+
+        Costs one ``clang -M``; anything that goes wrong only leaves the next run of the
+        command to its front end.
+        """
+        if self.source_key is None or self.cache is None or self.whole_program or self.save_ir is not None:
+            return
+        try:
+            listing = run_command(
+                [self.clang, *unit.listing_arguments, *direct.LISTING_FLAGS],
+                timeout=BUILD_TIMEOUT,
+                subject=unit.source,
+            )
+            entry = direct.source_entry(
+                source=unit.source,
+                output=unit.output,
+                rule=listing.stdout_text,
+                dependency_output=unit.dependency_output,
+                warnings=warnings,
+                tools=[self.clang, self.toolchain.tool("opt")],
+                since_ns=since_ns,
+            )
+        except Exception:
+            return
+        if entry is not None:
+            self.cache.remember(self.source_key, key, entry)
+
     def _chooser(self, compiler: Compiler) -> Chooser:
         if hasattr(self.chooser, "choose"):
             return self.chooser
@@ -473,7 +505,10 @@ class Driver:
         # opt and llc as processes: one unit per process, the library would not pay off.
         from llm_compiler.core.compiler import Compiler
 
-        return Compiler(self.toolchain, timeout=self.opt_timeout, engine="subprocess", workers=1)
+        # keep_ir: the -Oz and chosen lists were measured while choosing; lowering reuses their IR.
+        return Compiler(
+            self.toolchain, timeout=self.opt_timeout, engine="subprocess", workers=1, keep_ir=True
+        )
 
     def _build(
         self, compiler: Compiler, unit: UnitCompile, program: Program, log: UnitLog
