@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from llm_compiler.driver.arguments import link_command
+from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.cc import Driver
-from llm_compiler.driver.choose import FirstOf, OzOnly
+from llm_compiler.driver.choose import Choice, FirstOf, OzOnly
 from llm_compiler.driver.whole_program import IR_SECTION, carries_ir
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
@@ -206,3 +207,42 @@ def test_a_link_that_fails_shows_the_linkers_error(tmp_path: Path, toolchain: To
     linked = run_cli("cc", "--whole-program", "main.o", "-o", "program", cwd=tmp_path)
     assert linked.returncode != 0 and "undefined reference" in linked.stderr and "scale" in linked.stderr
     assert not (tmp_path / "program").exists()
+
+
+class Counting:
+    """Answers one list and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, program: Any) -> Choice:
+        self.calls += 1
+        return Choice("module(default<Oz>),function(simplifycfg)", "predicted", "a fixed list")
+
+
+def test_a_relink_of_the_same_program_reuses_its_choice(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert build(tmp_path, toolchain, "--whole-program", "--oz", "--cache", "off").returncode == 0
+    monkeypatch.chdir(tmp_path)
+    counting, log = Counting(), tmp_path / "links.jsonl"
+    linked = []
+    for _ in range(2):
+        driver = Driver(
+            "c",
+            FirstOf(counting),
+            log=log,
+            toolchain=toolchain,
+            cache=ObjectCache(tmp_path / "cache"),
+            whole_program=True,
+            stdout=io.BytesIO(),
+            stderr=io.BytesIO(),
+        )
+        assert driver.run(["main.o", "-L.", "-lparts", "-o", "program"]) == 0
+        linked.append((tmp_path / "program").read_bytes())
+    first, second = log_lines(log)
+    assert counting.calls == 1 and linked[0] == linked[1]
+    assert first["pipeline"] == second["pipeline"] == "module(default<Oz>),function(simplifycfg)"
+    assert "earlier link" in second["reason"] and first["size"] == second["size"]
+    ran = subprocess.run([tmp_path / "program", "x"], capture_output=True, text=True, timeout=30)
+    assert ran.stdout == expected_output([str(tmp_path / "program"), "x"])

@@ -22,7 +22,10 @@ without giving up what the per-unit build achieves:
      (``--save-temps``);
    * ``chosen``: the same link with the list the driver's chooser picks for that
      joined module: ``tune`` results by the module's hash (``save_ir`` writes it as
-     ``<output>-<id>.ll``), else the predictor's list, validated as for a unit.
+     ``<output>-<id>.ll``), else the predictor's list, validated as for a unit. The
+     choice is kept in the driver's cache under the joined module's IR (with the
+     LLVM and what the choosers know), so relinking the same program does not choose
+     and validate again.
 3. **Fallback.** A failure of the LTO links keeps the native link, the reason in
    the log line (``"link": true``). A native link that fails is the build's own
    error: it is shown with its exit status.
@@ -60,6 +63,8 @@ LTO_LINK_FLAGS = (
     "-Wl,--undefined-version",
     "-Wno-unused-command-line-argument",
 )
+#: What a whole program's choice is kept under in the cache, in place of a unit's codegen flags.
+_CHOICE_KEY = ("<whole-program choice>",)
 #: The first bytes of an LLVM bitcode file.
 BITCODE_MAGIC = b"BC\xc0\xde"
 _SECTION_NAME = IR_SECTION.encode() + b"\0"
@@ -194,13 +199,22 @@ def _chosen_link(
     ir = run_command(
         [driver.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=driver.opt_timeout
     ).stdout_text
-    with driver._compiler() as compiler:
-        chooser = driver._chooser(compiler)
-        program = compiler.load_ir(ir, name=oz_output.name)
-        log = replace(log, program_id=program.id)
-        if driver.save_ir is not None:
-            atomic_write_text(driver.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
-        choice = chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+    # The key leaves out the first line, the ModuleID: it names the scratch folder.
+    key = driver._key(
+        _CHOICE_KEY, ir.partition("\n")[2].encode() if ir.startswith("; ModuleID") else ir.encode()
+    )
+    choice = _remembered_choice(driver, key)
+    if choice is None or driver.save_ir is not None:
+        with driver._compiler() as compiler:
+            chooser = driver._chooser(compiler)
+            program = compiler.load_ir(ir, name=oz_output.name)
+            log = replace(log, program_id=program.id)
+            if driver.save_ir is not None:
+                atomic_write_text(driver.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
+            choice = choice or chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+        if key is not None and driver.cache is not None:
+            record = {"pipeline": choice.pipeline, "origin": choice.origin, "reason": choice.reason}
+            driver.cache.put(key, b"", record)
     log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
     if choice.pipeline == OZ_PIPELINE:
         return kept, log
@@ -214,6 +228,21 @@ def _chosen_link(
     if chosen_size < best:
         return chosen_output, replace(log, size=chosen_size, kept="chosen")
     return kept, replace(log, reason=f"{log.reason}; not smaller linked, {log.kept} kept")
+
+
+def _remembered_choice(driver: Driver, key: str | None) -> Choice | None:
+    """The choice made before for the same joined module, from the driver's cache."""
+    if key is None or driver.cache is None:
+        return None
+    entry = driver.cache.get(key)
+    if entry is None:
+        return None
+    try:
+        record = entry.record
+        reason = f"{record['reason']} (the choice of an earlier link of this program)"
+        return Choice(str(record["pipeline"]), str(record["origin"]), reason)
+    except (KeyError, TypeError):
+        return None
 
 
 def _lto_link(driver: Driver, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
