@@ -41,15 +41,9 @@ if [[ $# -gt 0 ]]; then
   exec .venv/bin/python -m pytest --durations=15 "$@"
 fi
 status_code=0
-# Two workers (LLM_COMPILER_TEST_WORKERS), a test file each at a time: most tests wait on
-# clang, opt and make, so the two cores stay busy.
-workers=(-n "${LLM_COMPILER_TEST_WORKERS:-2}" --dist loadfile)
-.venv/bin/python -m pytest --durations=15 "${workers[@]}" -m "not network and not gpu and not llamacpp" \
-  || status_code=$?
 # Tests marked debian fetch a Debian source package with apt (bzip2, built by its own
-# Makefile through `llm-compiler cc`), one at a time; the other network tests stay opt-in
-# (-m network).
-.venv/bin/python -m pytest --durations=5 -m "network and debian and not gpu and not llamacpp" \
+# Makefile through `llm-compiler cc`); the other network tests stay opt-in (-m network).
+.venv/bin/python -m pytest --durations=15 -m "(not network or debian) and not gpu and not llamacpp" \
   || status_code=$?
 llamacpp_ready
 .venv/bin/python -m pytest --durations=5 -m "llamacpp and not network and not gpu" || status_code=$?
