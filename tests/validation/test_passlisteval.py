@@ -175,3 +175,23 @@ def test_the_gate_says_when_only_the_suites_could_check(compiler: Compiler, writ
     assert checked.check(library, compiler.passes("module(default<Oz>)")).passed
     failing = Gate(compiler, [], user_check="exit 3")
     assert not failing.check(library, compiler.passes("module(default<Oz>)")).passed
+
+
+def test_the_verdict_store_waits_for_another_process_switching_it_to_wal(tmp_path: Path) -> None:
+    import sqlite3
+    import threading
+
+    from llm_compiler.validation.passlisteval import _enable_wal
+
+    path = tmp_path / "store.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE held (x)")
+    waiting = sqlite3.connect(path, isolation_level=None, timeout=0.01)
+    timer = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+    timer.start()
+    try:
+        _enable_wal(waiting, seconds=30)
+    finally:
+        timer.join()
+    assert waiting.execute("PRAGMA journal_mode").fetchone() == ("wal",)
