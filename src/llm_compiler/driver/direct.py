@@ -413,7 +413,8 @@ def source_entry(
     for name in listed_files(rule):
         with open(name, "rb") as stream:
             data = stream.read()
-        if os.stat(name).st_mtime_ns >= since_ns or any(macro in data for macro in VOLATILE_MACROS):
+            modified = os.fstat(stream.fileno()).st_mtime_ns
+        if modified >= since_ns or any(macro in data for macro in VOLATILE_MACROS):
             return None
         inputs.append([name, hashlib.sha256(data).hexdigest()])
     if not inputs:
