@@ -47,9 +47,10 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
@@ -66,6 +67,8 @@ from llm_compiler.toolchain.runner import CommandResult, run_command
 
 if TYPE_CHECKING:  # the optimizer is loaded on a cache miss only (llm_compiler.driver.cache)
     from llm_compiler.core.compiler import Compiler
+
+_T = TypeVar("_T")
 
 #: Seconds ``opt`` may run on one unit before the driver falls back (the compiler's default).
 DEFAULT_OPT_TIMEOUT = 120.0
@@ -403,30 +406,39 @@ class Driver:
         self._show(front.stderr, self.stderr)
         key = self._key(unit.codegen_flags, front.stdout)
         if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
-            self._remember(unit, key, front.stderr, since_ns)
+            if self._remembers(key):
+                self._remember(unit, key, _completed(self._listing, unit), front.stderr, since_ns)
             return 0, front.stdout
+        # What does not depend on the choice runs beside it: clang's own -Oz of the IR,
+        # the listing of the files the front end read, the lowering of -Oz's IR.
+        background = ThreadPoolExecutor(max_workers=2)
+        listing = background.submit(self._listing, unit) if self._remembers(key) else None
         try:
             with self._compiler() as compiler:
                 chooser = self._chooser(compiler)
                 program = compiler.load_ir(front.stdout_text, name=unit.source)
+                clang_oz = background.submit(self._lower, unit, program.ir, CLANG_OZ_FLAGS)
                 log = replace(log, program_id=program.id)
                 if self.save_ir is not None:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
                 choice = chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
-                obj, log = self._build(compiler, unit, program, log)
+                obj, log = self._build(compiler, unit, program, log, clang_oz, background)
             write_object(Path(unit.output), obj)
         except _SetupError as error:  # a bad option: the build must stop, not fall back
             raise error.cause from error
         except Exception as error:  # any failure of the driver's steps: never lose the build
             status = self._fallback(unit, replace(log, reason=short_reason(error)), started, warned=True)
             return status, front.stdout
+        finally:
+            background.shutdown(wait=True, cancel_futures=True)
         log = replace(log, seconds=time.monotonic() - started)
         self._record(log)
         if key is not None and self.cache is not None and log.kept in CACHEABLE:
             self.cache.put(key, obj, log.to_json())
             self.cache.count("miss", log.seconds)
-            self._remember(unit, key, front.stderr, since_ns)
+            if listing is not None:
+                self._remember(unit, key, listing, front.stderr, since_ns)
         return 0, front.stdout
 
     def _llvm_text(self) -> str:
@@ -463,24 +475,38 @@ class Driver:
         self.cache.count("hit", seconds)
         return True
 
-    def _remember(self, unit: UnitCompile, key: str, warnings: bytes, since_ns: int) -> None:
-        """Remembers what the unit's front end read, for direct hits (:mod:`llm_compiler.driver.direct`).
+    def _remembers(self, key: str | None) -> bool:
+        """Whether a unit compiled under ``key`` is remembered for direct hits."""
+        return not (
+            key is None
+            or self.source_key is None
+            or self.cache is None
+            or self.whole_program
+            or self.save_ir is not None
+        )
 
-        Costs one ``clang -M``; anything that goes wrong only leaves the next run of the
-        command to its front end.
+    def _listing(self, unit: UnitCompile) -> CommandResult:
+        """``clang -M`` of the unit: every file its front end reads."""
+        return run_command(
+            [self.clang, *unit.listing_arguments, *direct.LISTING_FLAGS],
+            timeout=BUILD_TIMEOUT,
+            subject=unit.source,
+        )
+
+    def _remember(
+        self, unit: UnitCompile, key: str, listing: Future[CommandResult], warnings: bytes, since_ns: int
+    ) -> None:
+        """Remembers what the unit's front end read (``listing``: its :meth:`_listing`),
+        for direct hits (:mod:`llm_compiler.driver.direct`).
+
+        Anything that goes wrong only leaves the next run of the command to its front end.
         """
-        if self.source_key is None or self.cache is None or self.whole_program or self.save_ir is not None:
-            return
+        assert self.source_key is not None and self.cache is not None
         try:
-            listing = run_command(
-                [self.clang, *unit.listing_arguments, *direct.LISTING_FLAGS],
-                timeout=BUILD_TIMEOUT,
-                subject=unit.source,
-            )
             entry = direct.source_entry(
                 source=unit.source,
                 output=unit.output,
-                rule=listing.stdout_text,
+                rule=listing.result().stdout_text,
                 dependency_output=unit.dependency_output,
                 warnings=warnings,
                 tools=[self.clang, self.toolchain.tool("opt")],
@@ -511,26 +537,42 @@ class Driver:
         )
 
     def _build(
-        self, compiler: Compiler, unit: UnitCompile, program: Program, log: UnitLog
+        self,
+        compiler: Compiler,
+        unit: UnitCompile,
+        program: Program,
+        log: UnitLog,
+        clang_oz: Future[bytes],
+        background: Executor,
     ) -> tuple[bytes, UnitLog]:
-        """Lowers -Oz (``default<Oz>`` and clang's) and the chosen list (``log.pipeline``);
-        returns the smallest object and the log line completed."""
-        oz_object = self._lower(unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE)))
+        """Lowers -Oz (``default<Oz>``; clang's is ``clang_oz``) and the chosen list
+        (``log.pipeline``), the two at once; returns the smallest object and the log
+        line completed."""
+        oz_lowered = background.submit(
+            self._lower, unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE))
+        )
+        chosen_lowered = None
+        if log.pipeline != OZ_PIPELINE:  # a failure is kept in the future, reported below
+            chosen_lowered = _completed(
+                lambda: self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
+            )
+        oz_object = oz_lowered.result()
         oz_size = self._size(oz_object)
         log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
         kept = oz_object
         try:
-            clang_oz = self._lower(unit, program.ir, flags=CLANG_OZ_FLAGS)
-            clang_oz_size = self._size(clang_oz)
+            clang_oz_object = clang_oz.result()
+            clang_oz_size = self._size(clang_oz_object)
             log = replace(log, clang_oz_size=clang_oz_size)
             if clang_oz_size < oz_size:
-                kept, log = clang_oz, replace(log, size=clang_oz_size, kept="clang-oz")
+                kept, log = clang_oz_object, replace(log, size=clang_oz_size, kept="clang-oz")
         except Exception as error:  # default<Oz>'s object stands
             log = replace(log, reason=f"{log.reason}; clang -Oz failed: {short_reason(error)}")
         if log.pipeline == OZ_PIPELINE:
             return kept, replace(log, chosen_size=oz_size)
+        assert chosen_lowered is not None
         try:
-            chosen = self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
+            chosen = chosen_lowered.result()
             chosen_size = self._size(chosen)
         except Exception as error:  # the chosen list failed: -Oz is kept
             return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {short_reason(error)}")
@@ -565,3 +607,13 @@ class Driver:
     def _record(self, log: UnitLog) -> None:
         if self.log is not None:
             append_line(self.log, log.to_json())
+
+
+def _completed(function: Callable[..., _T], *arguments: Any) -> Future[_T]:
+    """``function(*arguments)`` run here, as a finished future (its error kept in it)."""
+    future: Future[_T] = Future()
+    try:
+        future.set_result(function(*arguments))
+    except Exception as error:
+        future.set_exception(error)
+    return future

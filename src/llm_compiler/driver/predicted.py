@@ -47,6 +47,7 @@ class Predicted:
             self._optimizer = proposer_optimizer(
                 self.compiler, gate, self.spec, self.jobs, objective=self.objective
             )
+            self._optimizer.measure_unoptimized = False  # a unit's log does not report it
         (proposal,) = self._optimizer.propose([program])
         result = self._optimizer.decide(program.name, program, proposal)
         if result.fallback is not None:

@@ -28,6 +28,7 @@ import abc
 import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -167,6 +168,9 @@ class ListOptimizer(abc.ABC):
     jobs: int
     #: How the selection layer chooses (None: its default, with ``jobs``).
     policy: Policy | None
+    #: Whether results carry the unoptimized input's size (one more compile per unit;
+    #: 0 when off, as for the ``cc`` driver, which does not report it).
+    measure_unoptimized: bool = True
 
     @property
     @abc.abstractmethod
@@ -218,19 +222,28 @@ class ListOptimizer(abc.ABC):
         per unit), through the selection layer."""
         start = time.monotonic()
         selector = self.selector
-        unit = _Unit(
-            name,
-            program,
-            proposal.prompt_sha256,
-            proposal.tokens,
-            selector.oz_size(program),
-            self.compiler.value(program, None, selector.policy.objective)[0],
-            start,
-        )
-        if proposal.refusal is not None:
-            verdict, reason = proposal.refusal
-            return self._result(unit, Selection(unit.oz_size, OZ_PIPELINE, unit.oz_size, verdict, reason))
-        return self._result(unit, selector.select(program, proposal.candidates, oz_size=unit.oz_size))
+        objective = selector.policy.objective
+        # The unoptimized size is only recorded: it is measured beside the selection,
+        # which measures -Oz among the candidates.
+        with ThreadPoolExecutor(max_workers=1) as side:
+            unoptimized = None
+            if self.measure_unoptimized:
+                unoptimized = side.submit(self.compiler.value, program, None, objective)
+            if proposal.refusal is None:
+                selection = selector.select(program, proposal.candidates)
+            else:
+                oz_size = selector.oz_size(program)
+                selection = Selection(oz_size, OZ_PIPELINE, oz_size, *proposal.refusal)
+            unit = _Unit(
+                name,
+                program,
+                proposal.prompt_sha256,
+                proposal.tokens,
+                selection.oz_size,
+                unoptimized.result()[0] if unoptimized is not None else 0,
+                start,
+            )
+        return self._result(unit, selection)
 
     @functools.cached_property
     def selector(self) -> Selector:

@@ -234,13 +234,12 @@ class Selector:
             program: The unit.
             candidates: The proposed lists, in the proposer's order (ties in size go
                 to the earlier one).
-            oz_size: -Oz's size when known (else measured).
+            oz_size: -Oz's size when known (else measured beside the candidates).
             measure: How lists are measured (default: :meth:`measure`); ``tune``
                 passes one that records every evaluation in its store.
         """
-        oz = self.oz_size(program) if oz_size is None else oz_size
         measure = measure or self.measure(program)
-        listed = self._measured(list(candidates), oz, measure)
+        oz, listed = self._measured(program, list(candidates), oz_size, measure)
         order = sorted(
             (
                 i
@@ -258,8 +257,12 @@ class Selector:
             return Selection(oz, best.run, best.binary_size, None, detail, tuple(listed), position=0)
         return self._validate_in_order(program, listed, order, oz, measure)
 
-    def _measured(self, listed: list[Candidate], oz: int, measure: Measurer) -> list[Candidate]:
-        """Measures each candidate that may be measured (in parallel, each list once)."""
+    def _measured(
+        self, program: Program, listed: list[Candidate], oz_size: int | None, measure: Measurer
+    ) -> tuple[int, list[Candidate]]:
+        """Measures each candidate that may be measured (in parallel, each list once) and,
+        unless ``oz_size`` is given, -Oz in the same pool (first, as the slowest to
+        compile is usually -Oz); returns -Oz's size and the candidates."""
         wanted = [i for i, c in enumerate(listed) if c.run is not None and c.verdict is Verdict.NOT_CHECKED]
         unique = sorted({run for i in wanted if listed[i].binary_size is None and (run := listed[i].run)})
 
@@ -270,7 +273,10 @@ class Selector:
                 return pipeline, (None, "", _first_line(error))
 
         with ThreadPoolExecutor(max_workers=max(1, self.policy.jobs)) as pool:
+            oz_future = pool.submit(self.oz_size, program) if oz_size is None else None
             sizes = dict(pool.map(one, unique))
+            oz = oz_future.result() if oz_future is not None else oz_size
+        assert oz is not None
         for i in wanted:
             candidate = listed[i]
             assert candidate.run is not None
@@ -284,7 +290,7 @@ class Selector:
             if candidate.binary_size >= oz:
                 detail = f"{candidate.binary_size} {self.policy.objective.unit}, -Oz {oz}"
                 listed[i] = candidate.but(verdict=Verdict.NOT_SMALLER, detail=detail)
-        return listed
+        return oz, listed
 
     def _validate_in_order(
         self, program: Program, listed: list[Candidate], order: list[int], oz: int, measure: Measurer
