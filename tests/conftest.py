@@ -39,6 +39,20 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["XDG_CACHE_HOME"] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_compile_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The compile servers ``llm-compiler cc`` starts are the session's own, and go soon."""
+    saved = {name: os.environ.get(name) for name in ("XDG_RUNTIME_DIR", "LLM_COMPILER_SERVER_IDLE")}
+    os.environ["XDG_RUNTIME_DIR"] = str(tmp_path_factory.mktemp("run"))
+    os.environ["LLM_COMPILER_SERVER_IDLE"] = "20"
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
 def toolchain() -> Toolchain:
     return find_toolchain()

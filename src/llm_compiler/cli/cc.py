@@ -63,6 +63,10 @@ driver options (only before the first compiler argument; each also an environmen
   --no-direct     LLM_COMPILER_NO_DIRECT=1  look objects up by the unit's IR only: run the
                   front end on every hit (by default an unchanged command whose source
                   and headers hold the same bytes is answered without it)
+  --no-server     LLM_COMPILER_NO_SERVER=1  run each command in its own process from the
+                  start (by default a compile server that has the driver loaded runs it:
+                  the first command starts one, which exits after 120 s without work;
+                  LLM_COMPILER_SERVER_IDLE sets that time)
   --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
   --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
 A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written

@@ -112,6 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = serve(arguments[0], arguments[1:])
         if status is not None:
             return status
+        from llm_compiler.driver.server import delegate
+
+        status = delegate(arguments[0], arguments[1:])
+        if status is not None:
+            return status
         from llm_compiler.cli import cc
 
         return cc.main(arguments[0], arguments[1:])

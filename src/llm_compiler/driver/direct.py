@@ -71,14 +71,15 @@ ENVIRONMENT = {
     "--cache-size": "LLM_COMPILER_CACHE_SIZE",
     "--whole-program": "LLM_COMPILER_WHOLE_PROGRAM",
     "--no-direct": "LLM_COMPILER_NO_DIRECT",
+    "--no-server": "LLM_COMPILER_NO_SERVER",
     "--jobs": "LLM_COMPILER_CC_JOBS",
 }
 
 #: Driver options that take no value (an environment value other than "" or "0" sets them).
-FLAGS = ("--oz", "--whole-program", "--no-direct")
+FLAGS = ("--oz", "--whole-program", "--no-direct", "--no-server")
 
 #: Options that do not change what a compile writes, so they are not part of a source key.
-_NOT_IN_KEY = ("--log", "--cache", "--cache-size", "--jobs")
+_NOT_IN_KEY = ("--log", "--cache", "--cache-size", "--jobs", "--no-server")
 
 #: Environment variables clang (or where LLVM is looked for) reads.
 CLANG_ENVIRONMENT = (

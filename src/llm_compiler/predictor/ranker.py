@@ -20,6 +20,7 @@ nearest-neighbour files.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -186,10 +187,37 @@ def _model(record: dict[str, Any], key: str = "model") -> Model:
 def load(path: Path, compiler: Compiler | None = None) -> Ranker:
     """Reads a ranker; with ``compiler``, checks it was trained for that LLVM and pass set.
 
+    A file read before, unchanged (same size and modification time), is not parsed again.
+
     Raises:
         InvalidInput: Not a ranker file, another format, or trained for another LLVM
             major version, pass set or feature version.
     """
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise InvalidInput(f"{path}: not a predictor file ({error}). Make one with: {RETRAIN}") from error
+    ranker = _read(str(path), info.st_size, info.st_mtime_ns)
+    manifest = ranker.manifest
+    if compiler is not None:
+        major = int(compiler.llvm_version.split(".")[0])
+        if manifest.get("llvm_major") != major:
+            raise InvalidInput(
+                f"{path}: trained for LLVM {manifest.get('llvm_major')}, but LLVM {compiler.llvm_version} is "
+                f"in use; its lists and sizes do not carry over. Tune with this LLVM and retrain: {RETRAIN}"
+            )
+        if manifest.get("pass_set") != pass_set_hash(compiler):
+            raise InvalidInput(
+                f"{path}: trained for another searchable pass set (hash {manifest.get('pass_set')}, this "
+                f"LLVM's is {pass_set_hash(compiler)}); retrain: {RETRAIN}"
+            )
+    return ranker
+
+
+@functools.lru_cache(maxsize=8)
+def _read(name: str, size: int, mtime_ns: int) -> Ranker:
+    """The ranker in file ``name`` as it was at ``size`` and ``mtime_ns`` (the cache's key)."""
+    path = Path(name)
     try:
         record = json.loads(path.read_text())
         manifest = record["manifest"]
@@ -205,18 +233,6 @@ def load(path: Path, compiler: Compiler | None = None) -> Ranker:
             f"{path}: trained on features of version {manifest.get('feature_version')}, this llm-compiler "
             f"computes version {FEATURE_VERSION}; retrain: {RETRAIN}"
         )
-    if compiler is not None:
-        major = int(compiler.llvm_version.split(".")[0])
-        if manifest.get("llvm_major") != major:
-            raise InvalidInput(
-                f"{path}: trained for LLVM {manifest.get('llvm_major')}, but LLVM {compiler.llvm_version} is "
-                f"in use; its lists and sizes do not carry over. Tune with this LLVM and retrain: {RETRAIN}"
-            )
-        if manifest.get("pass_set") != pass_set_hash(compiler):
-            raise InvalidInput(
-                f"{path}: trained for another searchable pass set (hash {manifest.get('pass_set')}, this "
-                f"LLVM's is {pass_set_hash(compiler)}); retrain: {RETRAIN}"
-            )
     try:
         model = _model(record)
         gauge = _model(record, "gauge") if record.get("gauge") else None
@@ -226,6 +242,15 @@ def load(path: Path, compiler: Compiler | None = None) -> Ranker:
     except (KeyError, TypeError, ValueError, InvalidInput) as error:
         raise InvalidInput(f"{path}: a damaged predictor file ({error}); {RETRAIN}") from error
     return Ranker(pipelines, frequency, model, gauge, None if stop is None else float(stop), manifest)
+
+
+def preload_shipped() -> None:
+    """Reads the rankers shipped with the package (the compile server does, once)."""
+    from llm_compiler.predictor.shipped import data_dir
+
+    for path in sorted(data_dir().glob("ranker-llvm*.json")):
+        info = path.stat()
+        _read(str(path), info.st_size, info.st_mtime_ns)
 
 
 def fit(
