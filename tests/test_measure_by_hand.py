@@ -36,6 +36,17 @@ def by_hand(toolchain: Toolchain, source: Path, pipeline: str, scratch: Path) ->
     return text + data
 
 
+#: Sizes made by hand, by (source, pipeline): the same for either engine, so the second
+#: engine's run checks its CLI figures against the first one's hand-made objects.
+HAND_MADE: dict[tuple[Path, str], int] = {}
+
+
+def hand_made(toolchain: Toolchain, source: Path, pipeline: str, scratch: Path) -> int:
+    if (source, pipeline) not in HAND_MADE:
+        HAND_MADE[source, pipeline] = by_hand(toolchain, source, pipeline, scratch)
+    return HAND_MADE[source, pipeline]
+
+
 def pipelines(compiler: Compiler) -> list[str]:
     rng = random.Random(20240702)
     lists = [str(random_pass_list(rng, compiler.pass_set, max_length=12)) for _ in range(3)]
@@ -54,7 +65,7 @@ def test_cli_sizes_equal_hand_made_objects(compiler: Compiler, tmp_path: Path) -
             record = records[source.name]
             assert record["llvm_version"] == compiler.llvm_version
             assert record["passes"]["pipeline"] == pipeline
-            expected = by_hand(compiler.toolchain, source, pipeline, tmp_path)
+            expected = hand_made(compiler.toolchain, source, pipeline, tmp_path)
             measured = record["passes"]
             assert measured["binary_size"] == expected, (source.name, pipeline)
             assert measured["binary_size"] == measured["text"] + measured["data"]

@@ -58,11 +58,17 @@ def sizes_by_hand(
     return sizes
 
 
+#: Three of the examples, C and C++ (word_count.cpp is one where opt varies from run to
+#: run, see sizes_by_hand): each program's best list is validated on the suites, the
+#: run's most costly phase, so the whole folder would take three times as long.
+EXAMPLES_RUN = [str(EXAMPLES / name) for name in ("crc32.c", "qsort_ints.c", "word_count.cpp")]
+
+
 @pytest.fixture(scope="module")
 def examples_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The acceptance run at the default budget: `llm-compiler tune examples/ --seed 1`."""
+    """The acceptance run at the default budget: `llm-compiler tune EXAMPLES_RUN --seed 1`."""
     out = tmp_path_factory.mktemp("tune-examples")
-    return {**tune(out, str(EXAMPLES), "--seed", "1"), "out": str(out)}
+    return {**tune(out, *EXAMPLES_RUN, "--seed", "1"), "out": str(out)}
 
 
 @pytest.mark.slow
@@ -70,7 +76,7 @@ def test_examples_end_at_or_below_oz_and_sizes_reproduce_by_hand(
     examples_run: dict[str, Any], toolchain: Toolchain, tmp_path: Path
 ) -> None:
     programs = examples_run["programs"]
-    assert len(programs) == len(list(EXAMPLES.glob("*.c*")))
+    assert sorted(Path(entry["program"]).name for entry in programs) == [Path(p).name for p in EXAMPLES_RUN]
     assert examples_run["llvm_version"] == toolchain.version
     for entry in programs:
         assert entry["status"] == "ok" and entry["compiles"] >= 100
@@ -191,7 +197,8 @@ def _jobs_done(store: Path) -> int:
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path) -> None:
-    args = [*SUBSET, "--budget", "80", "--seed", "5", "--chunk-size", "10", "--jobs", "2", "--broadcast", "5"]
+    # Five chunks of 10 lists per program: killed after 8 of the search's 15 jobs.
+    args = [*SUBSET, "--budget", "50", "--seed", "5", "--chunk-size", "10", "--jobs", "2", "--broadcast", "5"]
     killed = tmp_path / "killed"
     process = subprocess.Popen(
         [sys.executable, "-m", "llm_compiler", "tune", *args, "--out", str(killed)],

@@ -130,10 +130,17 @@ def _headline(report: dict[str, object]) -> dict[str, object]:
     }
 
 
-def test_systems_side_by_side_with_reports(replay_file: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
+@pytest.fixture(scope="module")
+def whole_run(replay_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One uninterrupted run of the four systems: checked, then the killed run's reference."""
+    out = tmp_path_factory.mktemp("flag-tuning") / "run"
     result = run_cli(*_command(out, replay_file))
     assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_systems_side_by_side_with_reports(replay_file: Path, whole_run: Path, tmp_path: Path) -> None:
+    out = whole_run
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 4 * len(TAUGHT)
     by = {(Path(r["unit"]).name, r["system"]): r for r in rows}
@@ -155,9 +162,8 @@ def test_systems_side_by_side_with_reports(replay_file: Path, tmp_path: Path) ->
     assert again.returncode == 2 and "--resume" in again.stderr
 
 
-def test_a_killed_run_resumes_to_the_same_report(replay_file: Path, tmp_path: Path) -> None:
-    whole = tmp_path / "whole"
-    assert run_cli(*_command(whole, replay_file)).returncode == 0
+def test_a_killed_run_resumes_to_the_same_report(replay_file: Path, whole_run: Path, tmp_path: Path) -> None:
+    whole = whole_run
     killed = tmp_path / "killed"
     process = subprocess.Popen(
         [sys.executable, "-m", "llm_compiler", *_command(killed, replay_file)],
