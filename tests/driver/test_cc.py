@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -385,3 +386,45 @@ def test_the_predictor_is_the_default_and_its_object_is_never_larger(tmp_path: P
     assert line["size"] <= min(line["oz_size"], line["clang_oz_size"])
     bad = cc("--predictor", "builtin:k=0", "-c", "qsort_ints.c", cwd=tmp_path)
     assert bad.returncode == 2 and "k must be" in bad.stderr
+
+
+def test_a_unit_built_with_and_without_fpic_is_chosen_for_once_in_either_order(tmp_path: Path) -> None:
+    # qsort_ints.c gains on one of the predictor's first four lists.
+    shutil.copy(EXAMPLES / "qsort_ints.c", tmp_path / "unit.c")
+    common = ("--predictor", "builtin:k=4", "-O2", "-c", "unit.c")
+    objects: dict[str, dict[str, bytes]] = {}
+    reasons: dict[str, dict[str, str]] = {}
+    for order in (("static", "pic"), ("pic", "static")):
+        name = "-".join(order)
+        cache, log = tmp_path / f"cache-{name}", tmp_path / f"{name}.jsonl"
+        for kind in order:
+            flags = ("-fPIC",) if kind == "pic" else ()
+            done = cc(
+                "--cache",
+                str(cache),
+                "--log",
+                str(log),
+                *common,
+                *flags,
+                "-o",
+                f"{name}-{kind}.o",
+                cwd=tmp_path,
+            )
+            assert done.returncode == 0, done.stderr
+        lines = {kind: line for kind, line in zip(order, log_lines(log), strict=True)}
+        objects[name] = {kind: (tmp_path / f"{name}-{kind}.o").read_bytes() for kind in order}
+        reasons[name] = {kind: line["reason"] for kind, line in lines.items()}
+        assert all(line["size"] <= min(line["oz_size"], line["clang_oz_size"]) for line in lines.values())
+        assert lines["pic"]["kept"] == lines["static"]["kept"] == "chosen"
+        assert lines["pic"]["pipeline"] == lines["static"]["pipeline"]
+    # Whichever came first, one selection (the static unit's reason is the same either
+    # way), the same objects, and the -fPIC unit's list was measured and validated for it.
+    assert objects["static-pic"] == objects["pic-static"]
+    assert reasons["static-pic"] == reasons["pic-static"]
+    assert re.fullmatch(
+        r"builtin:k=4: \d+ bytes vs -Oz \d+ \(llc, binary-size\), validated", reasons["static-pic"]["static"]
+    )
+    assert reasons["static-pic"]["pic"].startswith(
+        "builtin:k=4: the list chosen for the unit without -fPIC: "
+    )
+    assert reasons["static-pic"]["pic"].endswith(", validated")

@@ -229,6 +229,12 @@ def main(command: str, arguments: Sequence[str]) -> int:
             choosers_identity=chooser_identity(options),
             whole_program=options.whole_program,
             source_key=source_key,
+            # The predictor answers by a unit's IR alone; tuned results are found by the
+            # unit's own IR, so a build that uses them chooses unit by unit.
+            share_choices=options.results is None
+            and not options.oz
+            and options.predictor != "none"
+            and not options.whole_program,
         )
         return driver.run(rest)
     except LlmCompilerError as error:

@@ -164,6 +164,24 @@ class UnitCompile:
     dependency_output: str | None = None
     listing_arguments: tuple[str, ...] = ()
 
+    @property
+    def position_flags(self) -> tuple[str, ...]:
+        """The line's ``-fPIC``, ``-fpie``, ``-fno-pic``... (:data:`POSITION_FLAGS`)."""
+        return tuple(flag for flag in self.listing_arguments if flag in POSITION_FLAGS)
+
+    @property
+    def plain_arguments(self) -> tuple[str, ...]:
+        """The front-end line without its dependency-file options and position flags: the
+        unit as a build compiles it for a static object (the compiler's default)."""
+        return tuple(flag for flag in self.listing_arguments if flag not in POSITION_FLAGS)
+
+
+#: Flags that choose position-independent code: a project that builds a static and a
+#: shared library compiles each unit twice, with and without one of them.
+POSITION_FLAGS = frozenset(
+    {"-fPIC", "-fpic", "-fPIE", "-fpie", "-fno-PIC", "-fno-pic", "-fno-PIE", "-fno-pie"}
+)
+
 
 @dataclass(frozen=True)
 class _Token:

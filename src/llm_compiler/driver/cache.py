@@ -72,6 +72,11 @@ CREATE TABLE IF NOT EXISTS counters (
     count INTEGER NOT NULL,
     seconds REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS choices (
+    key TEXT PRIMARY KEY,
+    choice TEXT NOT NULL,
+    created REAL NOT NULL
+);
 """
     + SOURCES_SCHEMA
 )
@@ -253,6 +258,32 @@ class ObjectCache:
             db.execute(
                 "INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?)",
                 (source_key, key, json.dumps(dict(entry)), time.time()),
+            )
+        except sqlite3.Error as error:
+            self._disable(error)
+
+    def choice(self, key: str) -> dict[str, Any] | None:
+        """The choice stored under ``key`` (:meth:`remember_choice`), or None."""
+        db = self._connection()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT choice FROM choices WHERE key = ?", (key,)).fetchone()
+            return None if row is None else dict(json.loads(row[0]))
+        except (sqlite3.Error, ValueError, TypeError) as error:
+            self._disable(error)
+            return None
+
+    def remember_choice(self, key: str, choice: Mapping[str, Any]) -> None:
+        """Stores a unit's choice by its IR (a row of a few hundred bytes, kept outside the
+        objects' bound)."""
+        db = self._connection()
+        if db is None or self.read_only:
+            return
+        try:
+            db.execute(
+                "INSERT OR REPLACE INTO choices VALUES (?, ?, ?)",
+                (key, json.dumps(dict(choice)), time.time()),
             )
         except sqlite3.Error as error:
             self._disable(error)

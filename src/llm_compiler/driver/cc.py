@@ -29,6 +29,15 @@ goes through LLM Compiler's steps:
    linked dynamically, each new import adds a dynamic symbol, its name, a PLT entry, a
    relocation and a GOT slot to the binary, which the object's own size does not show.
 
+**Units built twice.** A project that makes a static and a shared library compiles
+each unit twice, the second time with ``-fPIC``: the same code, IR that differs in
+its symbols' preemption and metadata. With ``share_choices`` (the predictor's builds),
+the list is chosen for the unit as compiled without its position flags (one more
+front end), kept in the cache by that IR, and then measured and validated for the
+``-fPIC`` unit itself (the determinism check and the gate, with its own link): kept
+if it passes and is smaller than -Oz there, else -Oz. Both compiles then share one
+selection, whichever runs first, so ``make -j`` gives the objects of ``make -j1``.
+
 Any failure of steps 2 to 5 (an opt crash or timeout, a chooser error, a list the
 gate rejects) falls back to compiling the build's line with ``clang -Oz``: the build
 is never lost. A failure of the chosen list alone keeps the ``-Oz`` object. Every
@@ -50,7 +59,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
@@ -264,6 +273,11 @@ class Driver:
         source_key: The command's key for direct hits (:func:`~llm_compiler.driver.direct.source_key`):
             a unit whose object is cached is remembered under it, with the files its front
             end read, so that the next run of the same command skips the front end.
+        share_choices: Choose once per unoptimized IR (the choosers must answer by IR
+            alone, as the predictor does): a choice is kept in the cache by the IR it
+            was made for, and a unit compiled with ``-fPIC`` (or ``-fpie``...) is chosen
+            for as compiled without it, then that list is measured and validated for
+            the unit itself (module docstring).
 
     Example::
 
@@ -288,6 +302,7 @@ class Driver:
         choosers_identity: str = "",
         whole_program: bool = False,
         source_key: str | None = None,
+        share_choices: bool = False,
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
@@ -310,6 +325,7 @@ class Driver:
         self.choosers_identity = choosers_identity
         self.whole_program = whole_program
         self.source_key = source_key
+        self.share_choices = share_choices
 
     @property
     def clang(self) -> Path:
@@ -421,7 +437,7 @@ class Driver:
                 log = replace(log, program_id=program.id)
                 if self.save_ir is not None:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
-                choice = chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+                choice = self._choose(compiler, chooser, unit, program)
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
                 obj, log = self._build(compiler, unit, program, log, clang_oz, background)
             write_object(Path(unit.output), obj)
@@ -516,6 +532,39 @@ class Driver:
             return
         if entry is not None:
             self.cache.remember(self.source_key, key, entry)
+
+    def _choose(self, compiler: Compiler, chooser: Chooser, unit: UnitCompile, program: Program) -> Choice:
+        """The unit's choice; with ``share_choices``, made once per IR (module docstring)."""
+        if not self.share_choices:
+            return chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+        basis, about = program, ""
+        if unit.position_flags:
+            front = self._clang([*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
+            if front.returncode == 0:
+                basis = compiler.load_ir(front.stdout_text, name=unit.source)
+                about = f"the unit without {' '.join(unit.position_flags)}"
+        key = None
+        if self.cache is not None:
+            key = unit_key(
+                basis.ir.encode(),
+                language=self.language,
+                codegen_flags=("(a choice)",),
+                llvm=self._llvm_text(),
+                choosers=f"{self.objective.value}; {self.choosers_identity}",
+            )
+        remembered = self.cache.choice(key) if self.cache is not None and key is not None else None
+        if remembered is not None:
+            choice = Choice(**remembered)
+        else:
+            choice = chooser.choose(basis) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+            if self.cache is not None and key is not None:
+                self.cache.remember_choice(key, asdict(choice))
+        if basis is program or choice.pipeline == OZ_PIPELINE:
+            return choice
+        confirm = getattr(chooser, "confirm", None)
+        if confirm is None:
+            return Choice(OZ_PIPELINE, "oz", f"the list chosen for {about} could not be checked here")
+        return cast(Choice, confirm(program, choice, about))
 
     def _chooser(self, compiler: Compiler) -> Chooser:
         if hasattr(self.chooser, "choose"):

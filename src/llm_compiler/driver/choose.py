@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import InvalidInput
@@ -137,3 +137,12 @@ class FirstOf:
             if choice is not None:
                 return choice
         return Choice(OZ_PIPELINE, "oz", "no chooser had a list for this unit")
+
+    def confirm(self, program: Program, choice: Choice, basis: str) -> Choice:
+        """``choice``, made for another form of the unit (``basis`` says which), measured
+        and validated for ``program`` by the first chooser that can (else -Oz)."""
+        for chooser in self.choosers:
+            confirm = getattr(chooser, "confirm", None)
+            if confirm is not None:
+                return cast(Choice, confirm(program, choice, basis))
+        return Choice(OZ_PIPELINE, "oz", f"no chooser could check the list chosen for {basis}")

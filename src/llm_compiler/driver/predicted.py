@@ -20,6 +20,7 @@ from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.choose import Choice
 from llm_compiler.models.proposed import ProposerOptimizer, proposer_optimizer
 from llm_compiler.selection import make_gate
+from llm_compiler.selection.outcomes import Verdict
 
 
 @dataclass
@@ -41,15 +42,42 @@ class Predicted:
     objective: Objective = DEFAULT_OBJECTIVE
     _optimizer: ProposerOptimizer | None = field(default=None, init=False, repr=False)
 
-    def choose(self, program: Program) -> Choice:
+    @property
+    def optimizer(self) -> ProposerOptimizer:
+        """The predictor with its gate (made on first use)."""
         if self._optimizer is None:
             gate = make_gate(self.compiler, self.suites)
             self._optimizer = proposer_optimizer(
                 self.compiler, gate, self.spec, self.jobs, objective=self.objective
             )
             self._optimizer.measure_unoptimized = False  # a unit's log does not report it
-        (proposal,) = self._optimizer.propose([program])
-        result = self._optimizer.decide(program.name, program, proposal)
+        return self._optimizer
+
+    def confirm(self, program: Program, choice: Choice, basis: str) -> Choice:
+        """``choice``, made for another form of the unit (``basis``), for ``program``: kept if
+        it is smaller than -Oz here and passes the same checks as a list chosen here
+        (the determinism check and the gate, with this unit's own link); else -Oz."""
+        selector = self.optimizer.selector
+        passes = self.compiler.passes(choice.pipeline)
+        oz = selector.oz_size(program)
+        size, digest, error = selector.measure(program)(passes)
+        about = f"{self.spec}: the list chosen for {basis}"
+        if size is None:
+            return Choice(OZ_PIPELINE, "oz", f"{about} failed here, -Oz kept: {error}")
+        if size >= oz:
+            return Choice(OZ_PIPELINE, "oz", f"{about}: {size} bytes here, not below -Oz's {oz}, -Oz kept")
+        verdict, detail, _, _ = selector.check(program, passes, size, digest)
+        if verdict is not Verdict.VALIDATED:
+            return Choice(OZ_PIPELINE, "oz", f"{about}: {verdict.value} here ({detail}), -Oz kept")
+        return Choice(
+            choice.pipeline,
+            "predicted",
+            f"{about}: {size} bytes vs -Oz {oz} here (llc, {self.objective.value}), validated",
+        )
+
+    def choose(self, program: Program) -> Choice:
+        (proposal,) = self.optimizer.propose([program])
+        result = self.optimizer.decide(program.name, program, proposal)
         if result.fallback is not None:
             reason = f"{self.spec}: -Oz kept: {result.fallback.value}: {result.fallback_detail}"
             return Choice(OZ_PIPELINE, "oz", reason)
