@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -225,3 +226,22 @@ def test_a_command_in_another_mount_namespace_runs_on_its_own_and_the_server_mak
     assert list((folder / "out").iterdir()) == []
     _stop(path)
     assert "cannot give" in _log(path)
+
+
+def test_a_server_that_does_not_answer_leaves_the_command_to_its_own_process(
+    runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = Path(server.socket_path())
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setattr(server, "START_TIMEOUT", 1.0)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as hung:
+        hung.bind(str(path))
+        hung.listen(1)  # connections wait in its queue, never accepted: a stopped server
+        answers: list[int | None] = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(server.delegate("cc", ["--version"])), daemon=True
+        )
+        waiting.start()
+        waiting.join(30)
+        assert not waiting.is_alive() and answers == [None]
+    path.unlink()

@@ -79,6 +79,9 @@ PRELOAD = (
 #: to start must not cost every command a process).
 START_INTERVAL = 10.0
 
+#: Seconds a client waits for the server to start its command before running it itself.
+START_TIMEOUT = 60.0
+
 _LENGTH = struct.Struct("<Q")
 _DECLINED = 3  # a child's exit status: it could not run its command as its client would
 _SOCKET_PATH_LIMIT = 104  # sun_path's size, less room for its terminating zero
@@ -126,7 +129,7 @@ def socket_path() -> str:
 def delegate(command: str, arguments: Sequence[str]) -> int | None:
     """Runs ``llm-compiler <command> ARGUMENTS`` in the server; its exit status, or None
     when the caller must run it itself (module docstring)."""
-    if not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
+    if not sys.platform.startswith("linux"):  # descriptors passed over AF_UNIX, /proc, fork
         return None
     try:
         given, _ = direct.scan_options(arguments, os.environ)
@@ -173,10 +176,12 @@ def _run_remote(connection: socket.socket, command: str, arguments: Sequence[str
     ).encode()
     socket.send_fds(connection, [b"r"], [0, 1, 2])
     connection.sendall(_LENGTH.pack(len(request)) + request)
+    connection.settimeout(START_TIMEOUT)  # a server that does not answer (stopped, hung)
     reader = connection.makefile("rb")
     first = reader.readline().split()
     if len(first) != 2 or first[0] != b"pid":
         return None  # the server went away, or cannot run the command as this process would
+    connection.settimeout(None)
     child = int(first[1])
     forwarded = _forward_signals(child)
     try:
