@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = serve(arguments[0], arguments[1:])
         if status is not None:
             return status
-        from llm_compiler.driver.server import delegate
+        from llm_compiler.cli.server import delegate
 
         status = delegate(arguments[0], arguments[1:])
         if status is not None:

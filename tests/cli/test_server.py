@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_compiler.driver import server
+from llm_compiler.cli import server
 from llm_compiler.toolchain.llvm import Toolchain
 
 SOURCE = """\

@@ -282,7 +282,7 @@ def _start(path: str) -> None:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} starting for pid {os.getpid()}\n".encode())
             log.flush()
             subprocess.Popen(
-                [sys.executable, "-m", "llm_compiler.driver.server", path],
+                [sys.executable, "-m", "llm_compiler.cli.server", path],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
