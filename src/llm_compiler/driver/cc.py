@@ -543,15 +543,7 @@ class Driver:
             if front.returncode == 0:
                 basis = compiler.load_ir(front.stdout_text, name=unit.source)
                 about = f"the unit without {' '.join(unit.position_flags)}"
-        key = None
-        if self.cache is not None:
-            key = unit_key(
-                basis.ir.encode(),
-                language=self.language,
-                codegen_flags=("(a choice)",),
-                llvm=self._llvm_text(),
-                choosers=f"{self.objective.value}; {self.choosers_identity}",
-            )
+        key = self._key(("(a choice)",), basis.ir.encode())  # None without a cache
         remembered = self.cache.choice(key) if self.cache is not None and key is not None else None
         if remembered is not None:
             choice = Choice(**remembered)
