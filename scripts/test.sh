@@ -43,8 +43,11 @@ fi
 status_code=0
 # Tests marked debian fetch a Debian source package with apt (bzip2, built by its own
 # Makefile through `llm-compiler cc`); the other network tests stay opt-in (-m network).
-.venv/bin/python -m pytest --durations=15 -m "(not network or debian) and not gpu and not llamacpp" \
-  || status_code=$?
+# Two workers (pytest-xdist), one test file each at a time so that a file's fixtures are
+# built once: the tests spend much of their time waiting on one subprocess, and the
+# second worker fills the second core. PYTEST_WORKERS=0 runs them in this process.
+.venv/bin/python -m pytest --durations=15 -n "${PYTEST_WORKERS:-2}" --dist loadfile \
+  -m "(not network or debian) and not gpu and not llamacpp" || status_code=$?
 llamacpp_ready
 .venv/bin/python -m pytest --durations=5 -m "llamacpp and not network and not gpu" || status_code=$?
 exit "$status_code"

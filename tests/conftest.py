@@ -29,9 +29,18 @@ EXAMPLE_FILES = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".c", ".cpp
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One cache for the session (derived pass sets, validation builds), never the user's."""
+    """One cache for the session (derived pass sets, validation builds), never the user's.
+
+    Under pytest-xdist the workers share it, as builds and tuning jobs on one machine do:
+    what one worker derived or validated, the others read.
+    """
     previous = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "cache"
+        shared.mkdir(exist_ok=True)
+        os.environ["XDG_CACHE_HOME"] = str(shared)
+    else:
+        os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     yield
     if previous is None:
         del os.environ["XDG_CACHE_HOME"]

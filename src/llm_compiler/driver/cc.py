@@ -440,6 +440,12 @@ class Driver:
                 choice = self._choose(compiler, chooser, unit, program)
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
                 obj, log = self._build(compiler, unit, program, log, clang_oz, background)
+            log = replace(log, seconds=time.monotonic() - started)
+            # Stored before the object is written: a build killed between the two finds
+            # no object and compiles the unit again (a hit), never an object the cache lacks.
+            store = self.cache if key is not None and log.kept in CACHEABLE else None
+            if store is not None and key is not None:
+                store.put(key, obj, log.to_json())
             write_object(Path(unit.output), obj)
         except _SetupError as error:  # a bad option: the build must stop, not fall back
             raise error.cause from error
@@ -448,11 +454,9 @@ class Driver:
             return status, front.stdout
         finally:
             background.shutdown(wait=True, cancel_futures=True)
-        log = replace(log, seconds=time.monotonic() - started)
         self._record(log)
-        if key is not None and self.cache is not None and log.kept in CACHEABLE:
-            self.cache.put(key, obj, log.to_json())
-            self.cache.count("miss", log.seconds)
+        if store is not None and key is not None:
+            store.count("miss", log.seconds)
             if listing is not None:
                 self._remember(unit, key, listing, front.stderr, since_ns)
         return 0, front.stdout
