@@ -409,6 +409,20 @@ class Driver:
     def _compile_unit(self, unit: UnitCompile, started: float) -> tuple[int, bytes | None]:
         """Compiles one unit (module docstring); returns the exit status and the unit's
         unoptimized IR (None when the front end failed)."""
+        # The front end of the unit without its position flags, whose IR a shared choice
+        # is made for, runs beside the unit's own.
+        early = ThreadPoolExecutor(max_workers=1)
+        try:
+            basis_front = None
+            if self.share_choices and unit.position_flags:
+                basis_front = early.submit(self._clang, [*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
+            return self._compile_unit_with(unit, started, basis_front)
+        finally:
+            early.shutdown(wait=True, cancel_futures=True)
+
+    def _compile_unit_with(
+        self, unit: UnitCompile, started: float, basis_front: Future[CommandResult] | None
+    ) -> tuple[int, bytes | None]:
         log = self._new_log(unit)
         since_ns = time.time_ns()
         try:
@@ -437,7 +451,7 @@ class Driver:
                 log = replace(log, program_id=program.id)
                 if self.save_ir is not None:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
-                choice = self._choose(compiler, chooser, unit, program)
+                choice = self._choose(compiler, chooser, unit, program, basis_front)
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
                 obj, log = self._build(compiler, unit, program, log, clang_oz, background)
             log = replace(log, seconds=time.monotonic() - started)
@@ -537,13 +551,23 @@ class Driver:
         if entry is not None:
             self.cache.remember(self.source_key, key, entry)
 
-    def _choose(self, compiler: Compiler, chooser: Chooser, unit: UnitCompile, program: Program) -> Choice:
-        """The unit's choice; with ``share_choices``, made once per IR (module docstring)."""
+    def _choose(
+        self,
+        compiler: Compiler,
+        chooser: Chooser,
+        unit: UnitCompile,
+        program: Program,
+        basis_front: Future[CommandResult] | None = None,
+    ) -> Choice:
+        """The unit's choice; with ``share_choices``, made once per IR (module docstring),
+        ``basis_front`` the front end of the unit without its position flags."""
         if not self.share_choices:
             return chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
         basis, about = program, ""
         if unit.position_flags:
-            front = self._clang([*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
+            if basis_front is None:
+                basis_front = _completed(self._clang, [*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
+            front = basis_front.result()
             if front.returncode == 0:
                 basis = compiler.load_ir(front.stdout_text, name=unit.source)
                 about = f"the unit without {' '.join(unit.position_flags)}"

@@ -12,6 +12,7 @@ tuned never loads the predictor.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from llm_compiler.core.compiler import Compiler
@@ -59,8 +60,10 @@ class Predicted:
         (the determinism check and the gate, with this unit's own link); else -Oz."""
         selector = self.optimizer.selector
         passes = self.compiler.passes(choice.pipeline)
-        oz = selector.oz_size(program)
-        size, digest, error = selector.measure(program)(passes)
+        with ThreadPoolExecutor(max_workers=2) as pool:  # -Oz and the list at once
+            oz_size = pool.submit(selector.oz_size, program)
+            size, digest, error = selector.measure(program)(passes)
+            oz = oz_size.result()
         about = f"{self.spec}: the list chosen for {basis}"
         if size is None:
             return Choice(OZ_PIPELINE, "oz", f"{about} failed here, -Oz kept: {error}")
