@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.core.program import OZ_PIPELINE
+from llm_compiler.core.program import OZ_PIPELINE, Measurement
+from llm_compiler.errors import CommandFailed
 from llm_compiler.selection import Candidate, Policy, Selector, Verdict, fallback_reason, make_gate
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import EXAMPLES
@@ -65,6 +66,27 @@ def test_a_runnable_unit_adds_only_its_reference_build(fresh_compiler: Compiler)
     assert _target_compiles(compiler, program.id) - before == 4
     again = selector.select(program, [Candidate(pipeline=GOOD, run=GOOD)])
     assert again.chosen == GOOD  # the gate's verdicts are cached; determinism is checked anew
+
+
+def test_a_second_compile_started_by_the_caller_is_the_determinism_check(compiler: Compiler) -> None:
+    program = compiler.load(EXAMPLES / "crc32.c")
+    passes = compiler.passes(GOOD)
+    selector = Selector(compiler, make_gate(compiler, ["builtin"]))
+    _, first = compiler.object_code(program, passes, fresh=True)
+    _, second = compiler.object_code(program, passes, fresh=True)
+    size, digest = first.binary_size, first.ir_hash
+    verdict, _, _, _ = selector.check(program, passes, size, digest, second=lambda: second)
+    assert verdict is Verdict.VALIDATED
+    # A second compile that gave another object (as opt does on some lists) is not kept.
+    other = compiler.measure(program, compiler.passes(OZ_PIPELINE))
+    verdict, detail, _, result = selector.check(program, passes, size, digest, second=lambda: other)
+    assert verdict is Verdict.NONDETERMINISTIC and result is None and "differ" in detail
+
+    def failed() -> Measurement:
+        raise CommandFailed("opt crashed", command=["opt"], returncode=-11, stderr="")
+
+    verdict, _, _, _ = selector.check(program, passes, size, digest, second=failed)
+    assert verdict is Verdict.COMPILE_FAILURE
 
 
 def test_lists_with_the_optimized_ir_of_a_rejected_one_are_not_checked(compiler: Compiler) -> None:

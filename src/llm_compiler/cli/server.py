@@ -311,6 +311,7 @@ def serve(path: str, idle_seconds: float) -> int:
     from llm_compiler.predictor.ranker import preload_shipped
 
     preload_shipped()
+    _preload_toolchain()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
@@ -418,6 +419,22 @@ def _child(connection: socket.socket) -> None:
         connection.sendall(f"exit {status}\n".encode())
     finally:
         os._exit(0)
+
+
+def _preload_toolchain() -> None:
+    """Reads once what every command on the LLVM this environment names reads again: its
+    pass registry (``opt --print-passes``), its searchable pass set, and the built-in
+    validation suite. A command on another LLVM reads its own; the toolchain itself is
+    looked for again by each command."""
+    from llm_compiler.selection import preload
+    from llm_compiler.toolchain.llvm import find_toolchain, forget_found_toolchains
+
+    try:
+        preload(find_toolchain())
+    except Exception:  # no usable LLVM here: each command reports it as without a server
+        pass
+    finally:
+        forget_found_toolchains()
 
 
 def _stop_when_gone(connection: socket.socket) -> None:

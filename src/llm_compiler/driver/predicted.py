@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.driver.cc import short_reason
 from llm_compiler.driver.choose import Choice
+from llm_compiler.errors import CommandFailed
 from llm_compiler.models.proposed import ProposerOptimizer, proposer_optimizer
 from llm_compiler.selection import make_gate
 from llm_compiler.selection.outcomes import Verdict
@@ -60,16 +62,25 @@ class Predicted:
         (the determinism check and the gate, with this unit's own link); else -Oz."""
         selector = self.optimizer.selector
         passes = self.compiler.passes(choice.pipeline)
-        with ThreadPoolExecutor(max_workers=2) as pool:  # -Oz and the list at once
-            oz_size = pool.submit(selector.oz_size, program)
-            size, digest, error = selector.measure(program)(passes)
-            oz = oz_size.result()
         about = f"{self.spec}: the list chosen for {basis}"
-        if size is None:
-            return Choice(OZ_PIPELINE, "oz", f"{about} failed here, -Oz kept: {error}")
-        if size >= oz:
-            return Choice(OZ_PIPELINE, "oz", f"{about}: {size} bytes here, not below -Oz's {oz}, -Oz kept")
-        verdict, detail, _, _ = selector.check(program, passes, size, digest)
+        # -Oz and two independent compiles of the list (the determinism check's), at once.
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            oz_size = pool.submit(selector.oz_size, program)
+            first, second = (
+                pool.submit(self.compiler.object_code, program, passes, fresh=True) for _ in range(2)
+            )
+            try:
+                measured = first.result()[1]
+            except CommandFailed as error:
+                return Choice(OZ_PIPELINE, "oz", f"{about} failed here, -Oz kept: {short_reason(error)}")
+            size, digest = self.objective.of(measured), measured.ir_hash
+            oz = oz_size.result()
+            if size >= oz:
+                why = f"{about}: {size} bytes here, not below -Oz's {oz}, -Oz kept"
+                return Choice(OZ_PIPELINE, "oz", why)
+            verdict, detail, _, _ = selector.check(
+                program, passes, size, digest, second=lambda: second.result()[1]
+            )
         if verdict is not Verdict.VALIDATED:
             return Choice(OZ_PIPELINE, "oz", f"{about}: {verdict.value} here ({detail}), -Oz kept")
         return Choice(

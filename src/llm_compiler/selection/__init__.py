@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.passes.searchable import load_pass_set
 from llm_compiler.selection.outcomes import Verdict
 from llm_compiler.selection.select import (
     MAX_REJECTIONS,
@@ -28,7 +29,9 @@ from llm_compiler.selection.select import (
     Selector,
     fallback_reason,
 )
+from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.gate import Gate, load_suites
+from llm_compiler.validation.suites import builtin_suite
 
 
 def make_gate(
@@ -47,6 +50,15 @@ def make_gate(
     return Gate(compiler, load_suites(list(suites), compiler, cache_dir), user_check, cache_dir)
 
 
+def preload(toolchain: Toolchain) -> None:
+    """Reads what every selection on ``toolchain`` reads again, once for the process: its
+    pass registry and searchable pass set (``opt --print-passes``) and the built-in
+    validation suite. A long-lived process (the compile server) calls it before it
+    forks its commands."""
+    load_pass_set(toolchain)
+    builtin_suite()
+
+
 __all__ = [
     "MAX_REJECTIONS",
     "MAX_REPAIRS",
@@ -60,4 +72,5 @@ __all__ = [
     "Verdict",
     "fallback_reason",
     "make_gate",
+    "preload",
 ]

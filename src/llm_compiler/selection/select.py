@@ -38,7 +38,7 @@ from typing import Any
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
-from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.program import OZ_PIPELINE, Measurement, Program
 from llm_compiler.errors import CommandFailed, InvalidPassList
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.selection.outcomes import FALLBACK_ORDER, Verdict
@@ -400,16 +400,33 @@ class Selector:
         return None, chain
 
     def check(
-        self, program: Program, passes: PassList, size: int, output_hash: str = ""
+        self,
+        program: Program,
+        passes: PassList,
+        size: int,
+        output_hash: str = "",
+        *,
+        second: Callable[[], Measurement] | None = None,
     ) -> tuple[Verdict, str, str, GateResult | None]:
         """The determinism check, then the gate, for one list measured at ``size``.
+
+        Args:
+            program: The unit.
+            passes: The list.
+            size: Its measured size.
+            output_hash: The hash of the optimized IR the measurement gave.
+            second: Gives the second, independent compile's measurement when the caller
+                started it already (beside the first); by default it is compiled here.
 
         Returns the verdict, its description, a replay command, and the gate's result
         (None when the gate was not reached).
         """
         if self.policy.determinism:
             try:
-                _, again = self.compiler.object_code(program, passes, fresh=True)
+                if second is not None:
+                    again = second()
+                else:
+                    _, again = self.compiler.object_code(program, passes, fresh=True)
             except CommandFailed as error:
                 return Verdict.COMPILE_FAILURE, _first_line(error), "", None
             value = self.policy.objective.of(again)

@@ -148,6 +148,12 @@ def _find_cached(llvm_bin: str | None, env_bin: str | None) -> Toolchain:
     )
 
 
+def forget_found_toolchains() -> None:
+    """Makes the next :func:`find_toolchain` look again (a long-lived process, between
+    commands, since LLVM may be installed or removed meanwhile)."""
+    _find_cached.cache_clear()
+
+
 def find_toolchain(llvm_bin: str | os.PathLike[str] | None = None) -> Toolchain:
     """Finds the LLVM toolchain to use (see the module docstring for the order).
 

@@ -17,6 +17,7 @@ verdicts are dropped when a suite changes. Suites:
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -84,8 +85,9 @@ def _exercises(source: str) -> str:
     return first.split(":", 1)[1].strip() if first.startswith("// exercises:") else ""
 
 
+@functools.lru_cache(maxsize=1)
 def builtin_suite() -> Suite:
-    """The programs bundled with llm-compiler."""
+    """The programs bundled with llm-compiler (read once per process)."""
     folder = resources.files("llm_compiler.validation") / "suites" / "builtin"
     programs = []
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
