@@ -166,14 +166,26 @@ def _gone(pid: int, seconds: float) -> bool:
     return False
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+@pytest.mark.parametrize(
+    ("stop", "ignoring_ctrl_c"),
+    [(signal.SIGINT, False), (signal.SIGKILL, False), (signal.SIGKILL, True)],
+    ids=["ctrl-c", "kill-9", "kill-9-of-a-build-that-ignores-ctrl-c"],
+)
 def test_a_stopped_client_stops_its_command(
-    tmp_path: Path, runtime: Path, toolchain: Toolchain, stop: signal.Signals
+    tmp_path: Path, runtime: Path, toolchain: Toolchain, stop: signal.Signals, ignoring_ctrl_c: bool
 ) -> None:
     folder = _project(tmp_path / "project")
     env = {**os.environ, "CPATH": str(folder / "include")}
     env["LLVM_BIN"] = str(_slow_llvm(tmp_path, toolchain.bin_dir))
     command = [sys.executable, "-m", "llm_compiler", "cc", "--cache", "off", "--predictor", "none"]
+    # Ctrl-C as the build has it, whatever this test's own process inherited: a build
+    # started in the background or under nohup ignores it, and the server inherits that.
+    disposition = "SIG_IGN" if ignoring_ctrl_c else "SIG_DFL"
+    setup = (
+        f"import os, signal, sys; signal.signal(signal.SIGINT, signal.{disposition}); "
+        "os.execv(sys.argv[1], sys.argv[1:])"
+    )
+    command = [sys.executable, "-c", setup, *command]
     path = Path(server.socket_path())
     started = subprocess.run(
         [*command, "-c", "unit.c", "-o", "unit.o"], cwd=folder, env=env, capture_output=True, timeout=300
@@ -188,6 +200,10 @@ def test_a_stopped_client_stops_its_command(
         time.sleep(0.05)
     time.sleep(0.2)
     stalled = int((tmp_path / "stalled").read_text())
+    if ignoring_ctrl_c:  # as it would by itself, the client ignores Ctrl-C and its command goes on
+        client.send_signal(signal.SIGINT)
+        time.sleep(1)
+        assert client.poll() is None and not _gone(stalled, 0.5)
     client.send_signal(stop)
     assert client.wait(timeout=30) == -stop
     assert _gone(stalled, 30), "the command's clang still runs after its client stopped"

@@ -27,8 +27,10 @@ the Python, the package's location and its source files' sizes and times, so tha
 changed or another installation gets its own server. A server exits after
 ``LLM_COMPILER_SERVER_IDLE`` seconds without a command (default 120).
 ``--no-server`` (``LLM_COMPILER_NO_SERVER=1``) turns it off. A signal that stops the
-client (Ctrl-C) is passed on to the command's process; a client killed outright makes
-its command stop, as a killed compiler would.
+client (Ctrl-C) is passed on to the command's process, save one the client ignores (a
+build under ``nohup``); a client killed outright makes its command stop, as a killed
+compiler would. The command's process stops on these whatever the server inherited,
+killing the compiles it started.
 """
 
 from __future__ import annotations
@@ -241,7 +243,9 @@ def _take_context(request: dict[str, Any]) -> bool:
 
 
 def _forward_signals(child: int) -> dict[int, Any]:
-    """Passes SIGINT, SIGTERM and SIGHUP on to ``child``; returns the handlers replaced."""
+    """Passes SIGINT, SIGTERM and SIGHUP on to ``child``, save those this process ignores
+    (as it would running the command itself, say under ``nohup``); returns the handlers
+    replaced."""
 
     def forward(number: int, frame: object) -> None:
         with contextlib.suppress(OSError):
@@ -251,7 +255,8 @@ def _forward_signals(child: int) -> dict[int, Any]:
 
     replaced: dict[int, Any] = {}
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        replaced[number] = signal.signal(number, forward)
+        if signal.getsignal(number) != signal.SIG_IGN:
+            replaced[number] = signal.signal(number, forward)
     return replaced
 
 
@@ -395,6 +400,11 @@ def _child(connection: socket.socket) -> None:
         arguments = [str(argument) for argument in request["arguments"]]
         command = str(request["command"])
         sys.argv = ["llm-compiler", command, *arguments]
+        # Whatever the server inherited (a build started under nohup ignores SIGINT), the
+        # signals that reach this process come from its client, and each must stop the
+        # command the way Ctrl-C does: the compiles it started are killed with it.
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.default_int_handler)
         connection.sendall(f"pid {os.getpid()}\n".encode())
         threading.Thread(target=_stop_when_gone, args=(connection,), daemon=True).start()
         from llm_compiler.cli import cc
