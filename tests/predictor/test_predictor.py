@@ -185,6 +185,11 @@ def test_predictor_specs(compiler: Compiler) -> None:
     fixed, _ = make_proposer("builtin:k=4", ProposerContext(compiler))
     assert isinstance(adaptive, RankedLists) and adaptive.stops_early
     assert isinstance(fixed, RankedLists) and not fixed.stops_early
+    # stop=X moves the adaptive default's threshold (the shipped ranker has a gauge).
+    fewer, _ = make_proposer("builtin:stop=0.004", ProposerContext(compiler))
+    assert isinstance(fewer, RankedLists) and fewer.stops_early and fewer.ranker.stop == 0.004
+    assert adaptive.ranker.stop is not None and adaptive.ranker.stop < 0.004
+    assert fewer.ranker.pipelines == adaptive.ranker.pipelines
     assert first_count(parse_spec(f"builtin:{shipped_ranker(19)},k=2")) == 2
     assert first_count(parse_spec("common:5")) == 5
     common, _ = make_proposer("common:5", ProposerContext(compiler))
@@ -192,7 +197,16 @@ def test_predictor_specs(compiler: Compiler) -> None:
     for bad in ("builtin:k=0", "builtin:k=x", "common:0", "builtin:k=2,max=3"):
         with pytest.raises(InvalidInput):
             first_count(parse_spec(bad))
-    for bad in ("builtin:/no/such/file.json", "common:x", "builtin,depth=3", "common:3,k=2,first=1"):
+    for bad in (
+        "builtin:/no/such/file.json",
+        "common:x",
+        "builtin,depth=3",
+        "common:3,k=2,first=1",
+        "builtin:stop=x",
+        "builtin:stop=nan",
+        "builtin:k=3,stop=0.01",
+        "common:5,stop=0.01",
+    ):
         with pytest.raises(InvalidInput):
             make_proposer(bad, ProposerContext(compiler))
 

@@ -7,7 +7,9 @@ train split; for an LLVM without one, the nearest one's lists adapted to it, see
 (``llm-compiler predictor train``). By default it measures its ranked lists while the
 ranker predicts they are worth it (a ranker whose model predicts gains stops once the next
 list's predicted gain is below the threshold chosen on held-out packages), at most 10;
-``max=N`` sets that most, ``k=N`` measures exactly the first N instead. ``common:N`` is the unlearned
+``max=N`` sets that most, ``stop=X`` another threshold (a log gain: 0.004 measures fewer
+lists than the shipped 0.002, for a little less gain; the ranker's manifest has the
+held-out curve), ``k=N`` measures exactly the first N instead. ``common:N`` is the unlearned
 baseline: the same candidates, most often kept in training first, whatever the unit.
 Both are made from specs by the registry (:mod:`llm_compiler.selection.registry`),
 through :func:`builtin` and :func:`common`.
@@ -21,7 +23,8 @@ smallest validated one (:class:`~llm_compiler.models.proposed.ProposerOptimizer`
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +94,7 @@ def _ranker_path(spec: Spec) -> Path | None:
 
 
 def builtin(spec: Spec, context: ProposerContext) -> Proposer:
-    """``builtin[:PATH][,k=N|max=N]``: the built-in predictor (the shipped ranker, or ``PATH``).
+    """``builtin[:PATH][,k=N|max=N][,stop=X]``: the built-in predictor (the shipped ranker, or ``PATH``).
 
     In ``optimize`` and ``evaluate`` (role ``first``) its ranked lists for the unit; in
     ``tune`` (role ``search``) those lists first, then local search from them
@@ -111,8 +114,27 @@ def builtin(spec: Spec, context: ProposerContext) -> Proposer:
             first=spec.number("first", PREDICTED_FIRST),
             warmup=spec.number("warmup", PREDICTED_WARMUP, minimum=0),
         )
-    spec.refuse_options("k", "max")
-    return RankedLists(ranker_for(path, context.compiler), learned=True, stops_early="k" not in spec.options)
+    spec.refuse_options("k", "max", "stop")
+    ranker = ranker_for(path, context.compiler)
+    if "stop" in spec.options:
+        if "k" in spec.options or ranker.gauge is None:
+            why = "with k=N, which measures exactly N" if "k" in spec.options else "this ranker has no gauge"
+            raise InvalidInput(f"{spec.text!r}: stop=X sets where the adaptive default stops; {why}.")
+        ranker = replace(ranker, stop=_stop_option(spec))
+    return RankedLists(ranker, learned=True, stops_early="k" not in spec.options)
+
+
+def _stop_option(spec: Spec) -> float:
+    text = spec.options["stop"]
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InvalidInput(
+            f"{spec.text!r}: stop must be a number, a predicted log gain such as 0.004 (got {text!r})."
+        )
+    return value
 
 
 def common(spec: Spec, context: ProposerContext) -> Proposer:
