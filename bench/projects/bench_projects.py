@@ -1,7 +1,7 @@
 """Real projects built by their own build systems: sizes, build times and their own tests.
 
 Run: ``.venv/bin/python bench/projects/bench_projects.py --out DIR [--projects a,b]
-[--modes m1,m2] [--parallel-check] [--jobs 8]``; ``--report`` only prints the table of
+[--modes m1,m2] [--parallel-check] [--jobs 8] [--predictor SPEC]``; ``--report`` only prints the table of
 what ``DIR/results.jsonl`` holds. The whole benchmark, every project and mode::
 
     bash bench/projects/setup.sh
@@ -113,6 +113,7 @@ class Context:
     jobs: int
     tune_budget: int = 50
     tune_jobs: int = 2
+    predictor: str | None = None
 
     @property
     def results(self) -> Path:
@@ -356,6 +357,8 @@ def build_and_test(
         shutil.copytree(source, tree, symlinks=True)
         shutil.rmtree(cache, ignore_errors=True)
         extra = ("--whole-program",) if mode == "cc-whole-program" else ()
+        if context.predictor is not None:
+            extra += ("--predictor", context.predictor)
         write_wrappers(tools, mode, context, (*extra, "--cache", str(cache)))
         if mode == "clang-oz-lto":
             check_lld(context, tools)
@@ -545,6 +548,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--tune-jobs", type=int, default=os.cpu_count() or 1, help="tune's --jobs (default: the cores)"
     )
+    parser.add_argument(
+        "--predictor", help="llm-compiler cc's --predictor in the cc modes (default: its default)"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild pairs already in results.jsonl")
     parser.add_argument("--report", action="store_true", help="only print the table of results.jsonl")
     parser.add_argument(
@@ -575,6 +581,7 @@ def main(argv: list[str]) -> int:
         jobs=args.jobs,
         tune_budget=args.tune_budget,
         tune_jobs=args.tune_jobs,
+        predictor=args.predictor,
     )
     if args.report:
         records = load_records(context.results)

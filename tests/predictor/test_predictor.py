@@ -186,9 +186,9 @@ def test_predictor_specs(compiler: Compiler) -> None:
     assert isinstance(adaptive, RankedLists) and adaptive.stops_early
     assert isinstance(fixed, RankedLists) and not fixed.stops_early
     # stop=X moves the adaptive default's threshold (the shipped ranker has a gauge).
-    fewer, _ = make_proposer("builtin:stop=0.004", ProposerContext(compiler))
-    assert isinstance(fewer, RankedLists) and fewer.stops_early and fewer.ranker.stop == 0.004
-    assert adaptive.ranker.stop is not None and adaptive.ranker.stop < 0.004
+    fewer, _ = make_proposer("builtin:stop=0.008", ProposerContext(compiler))
+    assert isinstance(fewer, RankedLists) and fewer.stops_early and fewer.ranker.stop == 0.008
+    assert adaptive.ranker.stop is not None and adaptive.ranker.stop < 0.008
     assert fewer.ranker.pipelines == adaptive.ranker.pipelines
     assert first_count(parse_spec(f"builtin:{shipped_ranker(19)},k=2")) == 2
     assert first_count(parse_spec("common:5")) == 5

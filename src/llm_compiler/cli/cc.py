@@ -49,7 +49,8 @@ driver options (only before the first compiler argument; each also an environmen
   --results DIR   LLM_COMPILER_RESULTS  use the lists of `llm-compiler tune --out DIR` (best.jsonl)
   --save-ir DIR   LLM_COMPILER_SAVE_IR  write each unit's unoptimized IR to DIR/<stem>-<id>.ll
   --log FILE      LLM_COMPILER_CC_LOG   append one JSON line per unit (list, origin, sizes, fallback)
-  --predictor SPEC LLM_COMPILER_PREDICTOR  builtin (default), builtin:k=N, builtin:PATH, or none
+  --predictor SPEC LLM_COMPILER_PREDICTOR  builtin (default), builtin:k=N, builtin:PATH, or none;
+                  builtin:stop=X measures more lists (0.002) or fewer (0.008) than the default
   --oz            LLM_COMPILER_OZ=1     never optimize beyond -Oz (a baseline build)
   --objective NAME LLM_COMPILER_OBJECTIVE  binary-size (default, .text + .data) or text-size (.text)
   --cache DIR     LLM_COMPILER_CACHE    objects by (unit IR, flags, LLVM, choosers); `off` for none

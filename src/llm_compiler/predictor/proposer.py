@@ -7,8 +7,8 @@ train split; for an LLVM without one, the nearest one's lists adapted to it, see
 (``llm-compiler predictor train``). By default it measures its ranked lists while the
 ranker predicts they are worth it (a ranker whose model predicts gains stops once the next
 list's predicted gain is below the threshold chosen on held-out packages), at most 10;
-``max=N`` sets that most, ``stop=X`` another threshold (a log gain: 0.004 measures fewer
-lists than the shipped 0.002, for a little less gain; the ranker's manifest has the
+``max=N`` sets that most, ``stop=X`` another threshold (a log gain: 0.002 measures more
+lists than LLVM 19's shipped 0.004, for a little more gain; the ranker's manifest has the
 held-out curve), ``k=N`` measures exactly the first N instead. ``common:N`` is the unlearned
 baseline: the same candidates, most often kept in training first, whatever the unit.
 Both are made from specs by the registry (:mod:`llm_compiler.selection.registry`),

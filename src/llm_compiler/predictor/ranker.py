@@ -64,8 +64,9 @@ STOP_GRID = (-0.01, 0.0, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032)
 #: Held-out figures (the sum of the three top-k percentages) this close to the best order's
 #: are a tie, won by the smaller model.
 TOLERANCE = 0.15
-#: Points of held-out gain the adaptive stop may give up to measure fewer lists.
-STOP_LOSS = 0.05
+#: Points of held-out gain the adaptive stop may give up to measure fewer lists (each
+#: list costs an opt and an llc per unit, which is most of a build's time).
+STOP_LOSS = 0.25
 RETRAIN = (
     "llm-compiler predictor train --table TABLE --out DIR (TABLE: `llm-compiler predictor table PROGRAMS "
     "--out TABLE`), or --tuning RUN... (RUN: `llm-compiler tune PROGRAMS --out RUN`)"
