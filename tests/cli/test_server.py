@@ -51,11 +51,11 @@ def _stop(path: Path) -> None:
 
 
 def _wait_for_server(path: Path) -> None:
-    """Waits for a server to listen at ``path`` (it binds the socket once ready)."""
+    """Waits for a server to listen at ``path`` (its log says so once it does; a stale
+    socket may be there before)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if path.is_socket() and "starting" in _log(path):
-            time.sleep(0.2)  # bound, then listening
+        if path.is_socket() and "listening" in _log(path):
             return
         time.sleep(0.1)
     raise AssertionError(f"no server at {path}; its log: {_log(path)}")

@@ -323,6 +323,8 @@ def serve(path: str, idle_seconds: float) -> int:
     listener.bind(path)
     os.chmod(path, 0o600)
     listener.listen(64)
+    sys.stderr.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} listening\n")
+    sys.stderr.flush()
     children: set[int] = set()
     last = time.monotonic()
     served = 0
