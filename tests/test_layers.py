@@ -6,10 +6,10 @@ folder of the same rank (siblings stay independent). Imports inside functions co
 too. The layers, low to high, are documented in the README's layout section.
 
 Above that, only the selection layer decides what is kept: the folders that propose
-lists or report results (``models``, ``predictor``, ``evaluation``, ``driver``, ``cli``)
-never import ``llm_compiler.validation``; they reach the gate through
-``llm_compiler.selection``. The ``validate`` and ``passes --audit`` commands are
-validation's own front ends and are the exceptions.
+lists, keep objects or report results (``autotune``, ``models``, ``predictor``,
+``evaluation``, ``driver``, ``cli``) never import ``llm_compiler.validation``; they
+reach the gate through ``llm_compiler.selection``. The ``validate`` and ``passes
+--audit`` commands are validation's own front ends and are the exceptions.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_every_part_of_the_package_has_a_layer(name: str) -> None:
 
 
 #: Folders that must reach validation through the selection layer only.
-SELECTION_ONLY = ("models", "predictor", "evaluation", "driver", "cli")
+SELECTION_ONLY = ("autotune", "models", "predictor", "evaluation", "driver", "cli")
 
 #: Validation's own commands, which run PassListEval and the audit directly.
 VALIDATION_FRONT_ENDS = {"cli/validate.py", "cli/passes.py"}
@@ -144,6 +144,9 @@ def test_a_direct_call_of_validation_is_named(tmp_path: Path) -> None:
     )
     (tmp_path / "cli").mkdir()
     (tmp_path / "cli" / "validate.py").write_text("import llm_compiler.validation.passlisteval\n")
+    (tmp_path / "autotune").mkdir()
+    (tmp_path / "autotune" / "jobs.py").write_text("from llm_compiler.validation.gate import Gate\n")
     assert validation_callers(tmp_path) == [
-        "models/optimize.py:2: imports llm_compiler.validation.gate; use llm_compiler.selection"
+        "autotune/jobs.py:1: imports llm_compiler.validation.gate; use llm_compiler.selection",
+        "models/optimize.py:2: imports llm_compiler.validation.gate; use llm_compiler.selection",
     ]

@@ -66,6 +66,7 @@ def test_measure_on_llvm22_equals_hand_made_objects(llvm22: Toolchain, tmp_path:
             assert record["passes"]["binary_size"] == expected, (record["file"], pipeline)
 
 
+@pytest.mark.slow
 def test_tune_on_llvm22_finds_lists_that_reproduce_by_hand(llvm22: Toolchain, tmp_path: Path) -> None:
     result = run_cli(
         "tune", *map(str, SOME_EXAMPLES), "--budget", "30", "--seed", "1", "--jobs", "2",
@@ -99,6 +100,7 @@ def test_optimize_on_llvm22_uses_its_own_ranker_and_beats_oz(llvm22: Toolchain, 
     assert any(record["binary_size"] < record["oz_size"] for record in records)
 
 
+@pytest.mark.slow
 def test_cc_on_llvm22_builds_a_program_that_runs_and_is_never_larger(
     llvm22: Toolchain, tmp_path: Path
 ) -> None:

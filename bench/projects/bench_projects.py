@@ -1,8 +1,8 @@
 """Real projects built by their own build systems: sizes, build times and their own tests.
 
 Run: ``.venv/bin/python bench/projects/bench_projects.py --out DIR [--projects a,b]
-[--modes m1,m2] [--parallel-check] [--jobs 8] [--predictor SPEC]``; ``--report`` only prints the table of
-what ``DIR/results.jsonl`` holds. The whole benchmark, every project and mode::
+[--modes m1,m2] [--parallel-check] [--jobs 8] [--hog N] [--predictor SPEC]``; ``--report``
+only prints the table of what ``DIR/results.jsonl`` holds. The whole benchmark, every project and mode::
 
     bash bench/projects/setup.sh
     .venv/bin/python bench/projects/bench_projects.py --out bench-results/projects --parallel-check
@@ -34,7 +34,10 @@ own tests on that build:
 * ``cc-j8`` (``--parallel-check``): a fresh copy built with ``-j --jobs`` (8) and its own
   fresh cache, at the very path of the ``cc`` tree (moved aside meanwhile, then back;
   this build ends in ``cc-j8``), so that paths in debug information and run paths are
-  the same and its linked outputs must be byte-identical to the ``-j1`` build's;
+  the same and its linked outputs must be byte-identical to the ``-j1`` build's. With
+  ``--hog N``, N busy-loop processes per core run beside this build (and its tests),
+  so that the driver's choices are made under load: a timeout or a slow check must not
+  change an object;
 * ``cc-tuned`` (``--modes``): ``llm-compiler tune`` results in use. A fresh copy is
   configured and built with ``llm-compiler cc --oz --save-ir`` (every unit's IR), ``tune``
   runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
@@ -68,6 +71,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,6 +118,7 @@ class Context:
     tune_budget: int = 50
     tune_jobs: int = 2
     predictor: str | None = None
+    hog: int = 0
 
     @property
     def results(self) -> Path:
@@ -471,6 +476,12 @@ def compare_with_cc(record: dict[str, Any], context: Context, project: str) -> N
     record["identical"] = bool(same) and all(same.values()) and set(same) == set(cold["artifacts"])
 
 
+def busy_loops(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that spin on a core until killed (a machine busy with other work)."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    return [subprocess.Popen(spin, stdin=subprocess.DEVNULL) for _ in range(count)]
+
+
 def run_mode(project: Project, mode: str, context: Context) -> dict[str, Any]:
     """Builds, tests and measures one (project, mode); appends its record; returns it."""
     source, provenance = prepared_source(project, context.sources, context.log(project.name, "prepare"))
@@ -484,6 +495,7 @@ def run_mode(project: Project, mode: str, context: Context) -> dict[str, Any]:
         record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / "cc")
     elif mode == "cc-j8":
         aside, final = home / "cc.aside", home / "cc-j8"
+        hogs = busy_loops(context.hog * (os.cpu_count() or 1))
         shutil.rmtree(final, ignore_errors=True)
         if aside.exists():  # an earlier run stopped during the parallel build
             shutil.rmtree(cc_tree, ignore_errors=True)
@@ -493,11 +505,15 @@ def run_mode(project: Project, mode: str, context: Context) -> dict[str, Any]:
         try:
             record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / mode)
         finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
             if cc_tree.exists():
                 cc_tree.rename(final)
             if aside.exists():
                 aside.rename(cc_tree)
         record["tree"] = str(final)
+        record["busy_loops"] = len(hogs)
     else:
         record = build_and_test(project, mode, context, source, home / mode, home / "tools" / mode)
         if mode == "cc" and record["built"]:
@@ -543,6 +559,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--parallel-check", action="store_true", help="add cc-j8 to the modes")
     parser.add_argument("--jobs", type=int, default=8, help="make/ninja -j of cc-j8 (default 8)")
     parser.add_argument(
+        "--hog", type=int, default=0, help="busy-loop processes per core beside the cc-j8 build (default 0)"
+    )
+    parser.add_argument(
         "--tune-budget", type=int, default=50, help="lists tune proposes per unit in cc-tuned (default 50)"
     )
     parser.add_argument(
@@ -582,6 +601,7 @@ def main(argv: list[str]) -> int:
         tune_budget=args.tune_budget,
         tune_jobs=args.tune_jobs,
         predictor=args.predictor,
+        hog=args.hog,
     )
     if args.report:
         records = load_records(context.results)

@@ -113,3 +113,23 @@ class PassSetError(LlmCompilerError, ValueError):
 
 class TrainingError(LlmCompilerError, RuntimeError):
     """Training could not start or go on: no tokenizer, data the context cannot hold, out of memory."""
+
+
+#: The longest reason :func:`reason_of` gives (a log line's or a record's field).
+REASON_LIMIT = 1000
+
+
+def reason_of(error: BaseException, limit: int = REASON_LIMIT) -> str:
+    """An error as one line for a log or a unit's record: its text on one line (a worker's
+    internal error, which names the unit and carries a traceback, cut to its first and
+    last lines), its type when it says nothing, at most ``limit`` characters.
+
+    Example:
+        >>> reason_of(ValueError("bad\n  input"))
+        'bad input'
+    """
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if "Traceback (most recent call last):" in lines:
+        lines = [lines[0], lines[-1]]
+    text = " ".join(" ".join(lines).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."

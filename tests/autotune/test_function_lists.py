@@ -12,6 +12,7 @@ import pytest
 from llm_compiler.autotune.export import export_run, safe_name
 from llm_compiler.autotune.function_lists import (
     FunctionLists,
+    FunctionListsOutcome,
     build_function_lists,
     public_names,
     search_function_lists,
@@ -22,11 +23,11 @@ from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import InlineExecutor
-from llm_compiler.core.program import Program
+from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSet
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
-from llm_compiler.selection import make_gate
+from llm_compiler.selection import Policy, Selector, Verdict, make_gate
 from llm_compiler.selection.proposer import ProposalRequest, Proposer
 from llm_compiler.toolchain.elf import berkeley_size, function_sizes
 from llm_compiler.toolchain.llvm import Toolchain
@@ -42,6 +43,10 @@ CANDIDATES = (
     "function(instcombine<no-verify-fixpoint>),function(simplifycfg)",
     "function(simplifycfg),function(loop(loop-rotate))",
 )
+#: A list smaller than -Oz on fixed_point.c after which CANDIDATES shrink it further.
+FIXED_BASE = "function(dse),cgscc(inline),function(simplifycfg)"
+#: A user check that passes every list but refuses a joined unit (its label names it).
+REFUSES_JOINS = 'case "$LLM_COMPILER_PASSES" in *per-function*) exit 4;; esac'
 
 
 def _linkage(ir: str) -> dict[str, bool]:
@@ -107,20 +112,85 @@ def test_functions_take_their_own_lists_and_the_join_beats_every_single_list(
     assert build_function_lists(compiler, strings, record) == joined
 
 
-def test_the_gate_checks_every_list_and_the_join(compiler: Compiler, strings: Program) -> None:
+@pytest.fixture(scope="module")
+def fixed_point(compiler: Compiler) -> Program:
+    return compiler.load(EXAMPLES / "fixed_point.c")
+
+
+def _oz(compiler: Compiler, program: Program) -> int:
+    """-Oz's bytes, measured here independently of the selection layer."""
+    size = compiler.measure(program, compiler.passes(OZ_PIPELINE)).binary_size
+    assert size is not None
+    return size
+
+
+def test_the_gate_checks_every_list_and_the_join(compiler: Compiler, fixed_point: Program) -> None:
     candidates = [compiler.passes(text) for text in CANDIDATES]
-    gate = make_gate(compiler, ("builtin",), None)
-    outcome = tune_function_lists(compiler, strings, BASE, candidates, gate)
-    assert outcome.record is not None and outcome.size < outcome.base_size
+    selector = Selector(compiler, make_gate(compiler, ("builtin",), None))
+    outcome = tune_function_lists(compiler, fixed_point, FIXED_BASE, candidates, selector)
+    assert outcome.record is not None, outcome.detail
+    assert outcome.verdict is Verdict.VALIDATED
+    # never larger than its baseline: -Oz as the Selector measured it, which is -Oz's size
+    assert outcome.oz_size == _oz(compiler, fixed_point)
+    assert outcome.size < outcome.base_size < outcome.oz_size
     assert "passed the gate" in outcome.detail and "program's own output" in outcome.detail
-    lowered = compiler.lower(build_function_lists(compiler, strings, outcome.record), name="strings")
+    lowered = compiler.lower(build_function_lists(compiler, fixed_point, outcome.record), name="fixed_point")
     assert berkeley_size(lowered).binary_size == outcome.size
+    assert FunctionListsOutcome.from_json(json.loads(json.dumps(outcome.to_json()))) == outcome
     # a user check that fails rejects every list: the base list stands
-    refusing = make_gate(compiler, ("builtin",), "exit 3")
-    refused = tune_function_lists(compiler, strings, BASE, candidates, refusing)
+    refusing = Selector(compiler, make_gate(compiler, ("builtin",), "exit 3"))
+    refused = tune_function_lists(compiler, fixed_point, FIXED_BASE, candidates, refusing)
     assert refused.record is None and refused.size == refused.base_size
+    assert refused.verdict is Verdict.VALIDATION_FAILURE
     assert refused.detail == "every function-level list was rejected"
-    assert refused.rejected and all("--check failed" in why for _, why in refused.rejected)
+    assert refused.rejected
+    assert all(why.startswith("validation-failure: --check failed") for _, why in refused.rejected)
+
+
+def test_a_joined_unit_the_gate_rejects_is_not_kept(compiler: Compiler, fixed_point: Program) -> None:
+    candidates = [compiler.passes(text) for text in CANDIDATES]
+    selector = Selector(compiler, make_gate(compiler, (), REFUSES_JOINS))
+    outcome = tune_function_lists(compiler, fixed_point, FIXED_BASE, candidates, selector)
+    # every list passed the gate; only the joined object failed it, so the whole-unit list stands
+    assert outcome.rejected == ()
+    assert outcome.record is None, outcome.detail
+    assert outcome.verdict is Verdict.VALIDATION_FAILURE
+    assert outcome.size == outcome.base_size
+    assert outcome.detail.startswith(
+        "the joined unit failed (validation-failure): --check failed: exit status 4"
+    )
+
+
+def test_a_join_is_kept_only_below_the_selectors_oz(
+    compiler: Compiler, strings: Program, fixed_point: Program
+) -> None:
+    unchecked = Selector(compiler, None, Policy(validate=False))
+    # After a weak base list the join shrinks the unit, but not below -Oz: not kept.
+    candidates = [compiler.passes(text) for text in CANDIDATES]
+    outcome = tune_function_lists(compiler, strings, BASE, candidates, unchecked)
+    assert outcome.record is None, outcome.detail
+    assert outcome.verdict is Verdict.NOT_SMALLER
+    assert outcome.oz_size == _oz(compiler, strings) < outcome.base_size
+    assert "not smaller than -Oz" in outcome.detail
+    # Below -Oz it is kept, built twice to the same bytes but said to be unchecked.
+    kept = tune_function_lists(compiler, fixed_point, FIXED_BASE, candidates, unchecked)
+    assert kept.record is not None, kept.detail
+    assert kept.verdict is Verdict.NOT_CHECKED
+    assert kept.detail.startswith("unchecked: validation was turned off")
+    assert kept.oz_size is not None and kept.size < kept.base_size < kept.oz_size
+
+
+def test_a_kept_outcome_passed_and_is_smaller() -> None:
+    record = FunctionLists("default<Oz>", (("f", "function(sroa)"),))
+    with pytest.raises(ValueError, match="passing verdict"):
+        FunctionListsOutcome(record, 90, 100, 3, "", verdict=Verdict.VALIDATION_FAILURE, oz_size=100)
+    with pytest.raises(ValueError, match="smaller than"):
+        FunctionListsOutcome(record, 95, 100, 3, "", verdict=Verdict.VALIDATED, oz_size=95)
+    # a record written before verdicts were says in words whether it was checked
+    old = {"record": record.to_json(), "size": 90, "base_size": 100, "compiles": 3, "rejected": []}
+    assert FunctionListsOutcome.from_json({**old, "detail": "each ... passed"}).verdict is Verdict.VALIDATED
+    unchecked = FunctionListsOutcome.from_json({**old, "detail": "unchecked: validation was turned off"})
+    assert unchecked.verdict is Verdict.NOT_CHECKED
 
 
 def test_which_functions_are_tunable_and_which_names_are_public() -> None:
@@ -178,6 +248,8 @@ def test_the_tuner_reports_and_exports_the_joined_unit(tmp_path: Path, compiler:
         assert result.best_size == stored["size"] < final[1]
         assert result.compiles > stored["compiles"] > 10
         assert "passed the gate" in result.validation
+        assert stored["verdict"] == "validated" and result.verdict is Verdict.VALIDATED
+        assert stored["oz_size"] == result.oz_size
         summary = json.loads(json.dumps(report.summary()))["programs"][0]
         assert summary["function_lists"] == result.function_lists.to_json()
         program = specs[0].load(compiler)

@@ -17,8 +17,9 @@ import pytest
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE, Program
-from llm_compiler.driver.cc import Driver, write_object
+from llm_compiler.driver.cc import Driver
 from llm_compiler.driver.choose import Choice, FirstOf, OzOnly, TunedResults
+from llm_compiler.driver.records import write_object
 from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
@@ -322,7 +323,6 @@ def test_a_list_that_fails_keeps_oz(
     with Compiler(toolchain, engine="subprocess") as compiler:  # shared with choosers, kept open
         run = Driver("c", FirstOf(Bogus(), OzOnly()), log=log, compiler=compiler, stderr=io.BytesIO())
         assert run.run(["-c", "hello.c"]) == 0
-        assert compiler.passes(OZ_PIPELINE)
     [line] = log_lines(log)
     assert line["origin"] == "predicted" and line["kept"] == "oz"
     assert line["reason"].startswith("the chosen list failed, -Oz kept") and "no-such-pass" in line["reason"]
@@ -333,7 +333,16 @@ def test_choosers(tmp_path: Path) -> None:
     program = Program(name="p", ir="define i32 @f() {\n  ret i32 0\n}\n")
     other = Program(name="q", ir="")
     (tmp_path / "best.jsonl").write_text(
-        json.dumps({"program_id": program.id, "status": "ok", "best_pipeline": "function(sroa)"})
+        json.dumps(
+            {
+                "program_id": program.id,
+                "status": "ok",
+                "best_pipeline": "function(sroa)",
+                "validated": True,
+                "verdict": "validated",
+                "objective": "binary-size",
+            }
+        )
         + "\n"
         + json.dumps({"program_id": other.id, "status": "failed", "best_pipeline": OZ_PIPELINE})
         + "\n"
@@ -381,9 +390,10 @@ def test_the_predictor_is_the_default_and_its_object_is_never_larger(tmp_path: P
     result = cc("--log", str(log), "-O2", "-c", "qsort_ints.c", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     [line] = log_lines(log)
-    assert line["origin"] in ("predicted", "oz") and "builtin" in line["reason"]
+    # qsort_ints.c gains on a list the default predictor measures: the predictor is used.
+    assert line["origin"] == "predicted" and line["kept"] == "chosen" and "builtin" in line["reason"]
     assert line["size"] == size_of(tmp_path / "qsort_ints.o")
-    assert line["size"] <= min(line["oz_size"], line["clang_oz_size"])
+    assert line["size"] < min(line["oz_size"], line["clang_oz_size"])
     bad = cc("--predictor", "builtin:k=0", "-c", "qsort_ints.c", cwd=tmp_path)
     assert bad.returncode == 2 and "k must be" in bad.stderr
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from llm_compiler.core.program import Program
 from llm_compiler.driver.arguments import link_command
 from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.cc import Driver
@@ -183,6 +184,54 @@ def test_failures_fall_back_and_the_program_still_runs(
     ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
     assert ran.stdout == expected_output([str(tmp_path / "program")])
     assert line["size"] == line["oz_size"] < line["native_size"]
+
+
+class Fixed:
+    """Answers one list for every unit and link."""
+
+    def __init__(self, pipeline: str) -> None:
+        self.pipeline = pipeline
+
+    def choose(self, program: Program) -> Choice:
+        return Choice(self.pipeline, "predicted", "a fixed list")
+
+
+def test_a_list_that_beats_oz_on_the_joined_program_is_kept(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two units define the same function under two names; once the program is joined and
+    # internalized, mergefunc (not in -Oz's pipeline) folds them, which no unit alone can
+    # (noinline: else -Oz inlines each into its one caller and nothing is left to fold).
+    sources = {
+        "main.c": SOURCES["main.c"]
+        .replace(
+            "int checksum(const char *text);", "int checksum(const char *text);\nint again(const char *t);"
+        )
+        .replace("total += checksum(argv[i]);", "total += checksum(argv[i]) + again(argv[i]);"),
+        "scale.c": SOURCES["scale.c"],
+        "checksum.c": "__attribute__((noinline)) " + SOURCES["checksum.c"],
+        "again.c": "__attribute__((noinline)) "
+        + SOURCES["checksum.c"].replace("int checksum(", "int again("),
+    }
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "cc.jsonl"
+    streams = {"stdout": io.BytesIO(), "stderr": io.BytesIO()}
+    pipeline = "module(default<Oz>),module(mergefunc)"
+    driver = Driver(
+        "c", FirstOf(Fixed(pipeline)), log=log, toolchain=toolchain, whole_program=True, **streams
+    )
+    for name in sources:
+        assert driver.run(["-c", name]) == 0
+    assert driver.run([f"{Path(name).stem}.o" for name in sources] + ["-o", "program"]) == 0
+    line = log_lines(log)[-1]
+    assert line["link"] and line["kept"] == "chosen" and line["pipeline"] == pipeline, line
+    assert line["size"] < line["oz_size"] < line["native_size"]
+    assert line["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
+    ran = subprocess.run([tmp_path / "program", "xy"], capture_output=True, text=True, timeout=30)
+    doubled = expected_output([str(tmp_path / "program"), "xy"]).split()
+    assert ran.returncode == 0 and ran.stdout.split() == [doubled[0], str(2 * int(doubled[1]))]
 
 
 def test_an_lto_link_that_fails_keeps_the_native_link(tmp_path: Path, toolchain: Toolchain) -> None:

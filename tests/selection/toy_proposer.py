@@ -17,7 +17,9 @@ from llm_compiler.selection.registry import ProposerContext, Spec
 #: What the toy proposes, in this order, whatever the program.
 TOY_LISTS = (
     "function(gvn),function(loop(loop-reduce)),module(scc-oz-module-inliner)",
-    "function(sroa)",
+    # Beats -Oz on examples/qsort_ints.c (783 against 854 bytes with LLVM 19), so that a
+    # command that ignored the toy's lists would be seen to keep -Oz.
+    "module(scc-oz-module-inliner),function(reg2mem),function(mem2reg),module(mergefunc)",
     "function(simplifycfg),function(instcombine<no-verify-fixpoint>)",
 )
 

@@ -116,6 +116,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_loss_falls_and_the_report_says_so(trained: Path) -> None:
     report = json.loads((trained / "training.json").read_text())
     assert report["steps"] == 70
@@ -127,6 +128,7 @@ def test_loss_falls_and_the_report_says_so(trained: Path) -> None:
     assert any(path.name.startswith("events.out.tfevents") for path in (trained / "tensorboard").rglob("*"))
 
 
+@pytest.mark.slow
 def test_the_model_loads_through_hf_and_its_answers_parse(trained: Path) -> None:
     model = load_model(f"hf:{trained}", device="cpu")
     for prompt, answer in TRAIN:
@@ -135,6 +137,7 @@ def test_the_model_loads_through_hf_and_its_answers_parse(trained: Path) -> None
     model.close()
 
 
+@pytest.mark.slow
 def test_the_evaluation_after_training_ran_on_the_test_split(trained: Path) -> None:
     report = json.loads((trained / "training.json").read_text())
     assert report["evaluations"]["flag-tuning"]["command"][:3] == ["llm-compiler", "evaluate", "flag-tuning"]
@@ -146,12 +149,14 @@ def test_the_evaluation_after_training_ran_on_the_test_split(trained: Path) -> N
     assert len(rows) == 3
 
 
+@pytest.mark.slow
 def test_gguf_export_is_written(trained: Path) -> None:
     gguf = pytest.importorskip("gguf")
     reader = gguf.GGUFReader(str(trained / "model.gguf"))
     assert "token_embd.weight" in {tensor.name for tensor in reader.tensors}
 
 
+@pytest.mark.slow
 def test_resume_continues_the_same_loss_curve(tmp_path: Path) -> None:
     from transformers import TrainerCallback
 
@@ -190,6 +195,7 @@ def test_resume_continues_the_same_loss_curve(tmp_path: Path) -> None:
 
 # peft (0.21) reads transformers 5's deprecated is_gradient_checkpointing when it loads an adapter.
 @pytest.mark.filterwarnings("ignore:`is_gradient_checkpointing` is deprecated:FutureWarning")
+@pytest.mark.slow
 def test_lora_adapters_merge_and_load(tmp_path: Path) -> None:
     import torch
     from peft import PeftModel

@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.validation.checker import INLINE_ONLY_NOTE, Checker, LinkFailure
+from llm_compiler.validation.checker import INLINE_ONLY_NOTE, RETRY_FACTOR, Checker, LinkFailure
 from llm_compiler.validation.differential import DifferentialChecker
 from llm_compiler.validation.passlisteval import PassListEval
 from llm_compiler.validation.sandbox import Limits, RunResult
@@ -88,3 +88,41 @@ def test_the_link_line_is_one_and_the_same_for_both_callers(compiler: Compiler, 
     # the replay links the object its llc step wrote and runs what the link made
     assert shlex.split(steps[2])[-1] == "program.o" and "program.o" in command
     assert steps[4].endswith("./program")
+
+
+SLEEPS_HALF_A_SECOND = (
+    "#include <stdio.h>\n#include <time.h>\nint main(void) {\n"
+    '  struct timespec t = {0, 500000000};\n  nanosleep(&t, 0);\n  puts("woke");\n  return 0;\n}\n'
+)
+
+
+def test_a_run_past_its_limits_is_tried_once_more_with_longer_ones(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
+    obj = object_of(compiler, write("sleepy.c", SLEEPS_HALF_A_SECOND))
+    tight = Limits(timeout=0.2, cpu_seconds=1)
+    roomy = Checker(
+        compiler.toolchain, link_timeout=compiler.timeout, limits=tight, retry_limits=Limits(timeout=30.0)
+    )
+    result = roomy.link_and_run(obj, subject="sleepy.c")
+    assert isinstance(result, RunResult), result
+    assert not result.timed_out and result.returncode == 0 and result.stdout == b"woke\n"
+    short = Checker(
+        compiler.toolchain, link_timeout=compiler.timeout, limits=tight, retry_limits=Limits(timeout=0.25)
+    )
+    again = short.link_and_run(obj, subject="sleepy.c")
+    assert isinstance(again, RunResult) and again.timed_out
+    # by default the second try has RETRY_FACTOR times the wall-clock and CPU time
+    default = checker_of(compiler, Limits(timeout=2.0, cpu_seconds=4)).retry_limits
+    assert (default.timeout, default.cpu_seconds) == (2.0 * RETRY_FACTOR, 4 * RETRY_FACTOR)
+
+
+def test_a_link_past_its_time_limit_twice_says_it_timed_out(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
+    obj = object_of(compiler, write("sleepy.c", SLEEPS_HALF_A_SECOND))
+    result = Checker(compiler.toolchain, link_timeout=0.001).link_and_run(obj, subject="sleepy.c")
+    assert isinstance(result, LinkFailure), result
+    assert result.timed_out and result.undefined_symbols == ()
+    # an ordinary link failure is no timeout
+    missing = object_of(
+        compiler, write("missing.c", "extern int gone(void);\nint main(void) { return gone(); }\n")
+    )
+    failure = checker_of(compiler).link_and_run(missing, subject="missing.c")
+    assert isinstance(failure, LinkFailure) and not failure.timed_out

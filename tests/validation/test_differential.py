@@ -10,6 +10,7 @@ from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.checker import INLINE_ONLY_NOTE
 from llm_compiler.validation.differential import DifferentialChecker, is_runnable
 from llm_compiler.validation.outcomes import Outcome
+from llm_compiler.validation.sandbox import Limits
 
 
 def test_outcomes_know_whether_they_fail() -> None:
@@ -101,9 +102,49 @@ def test_a_nonzero_exit_unlike_the_reference_is_a_runtime_failure(compiler: Comp
     assert result.detail == "exit status 1, reference 0"
 
 
-def test_a_hanging_reference_makes_the_program_unsupported(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
-    source = write("spin.c", "int main(void) { volatile unsigned x = 0; for (;;) x++; }\n")
-    checker = DifferentialChecker(compiler, run_timeout=1.0)
-    result = checker.check(compiler.load(source), compiler.passes("module(default<Oz>)"))
-    assert result.outcome is Outcome.UNSUPPORTED
-    assert result.detail.startswith("reference build failed: the program ran past its limits")
+SLEEPS_A_SECOND = (
+    "#include <stdio.h>\n#include <time.h>\nint main(void) {\n"
+    '  struct timespec t = {1, 0};\n  nanosleep(&t, 0);\n  puts("woke");\n  return 0;\n}\n'
+)
+#: Second tries get RETRY_FACTOR times these (0.6 s): still too short for a 1 s sleep.
+TIGHT = Limits(timeout=0.2, cpu_seconds=1)
+ROOMY = Limits(timeout=30.0, cpu_seconds=30)
+
+
+def test_a_reference_that_times_out_is_a_timeout_and_not_remembered(compiler: Compiler, write) -> None:  # type: ignore[no-untyped-def]
+    program = compiler.load(write("sleepy.c", SLEEPS_A_SECOND))
+    oz = compiler.passes("module(default<Oz>)")
+    checker = DifferentialChecker(compiler, limits=TIGHT)
+    busy = checker.check(program, oz)
+    # not UNSUPPORTED, which would let the list pass without its run being checked
+    assert busy.outcome is Outcome.TIMEOUT and busy.transient, busy.detail
+    assert busy.detail.startswith(
+        "the -O0 reference: the program ran past its limits twice (0.2 s, then 0.6 s)"
+    )
+    # the same checker, with room to run (a quieter machine): the reference is run again
+    checker.checker.limits = checker.checker.retry_limits = ROOMY
+    quiet = checker.check(program, oz)
+    assert quiet.outcome is Outcome.PASS and not quiet.transient, quiet.detail
+
+
+def test_a_link_past_its_time_limit_is_a_timeout_not_a_link_failure(
+    compiler: Compiler, example_programs: dict[str, Program]
+) -> None:
+    program, oz = example_programs["crc32.c"], compiler.passes("module(default<Oz>)")
+    checker = DifferentialChecker(compiler)
+    checker.checker.link_timeout = 0.001  # too short twice, however quiet the machine
+    reference = checker.check(program, oz)
+    assert reference.outcome is Outcome.TIMEOUT and reference.transient, reference.detail
+    assert reference.detail.startswith("the -O0 reference: the link ran past its time limit twice")
+    checker.checker.link_timeout = compiler.timeout
+    assert checker.check(program, oz).outcome is Outcome.PASS  # the reference was not remembered
+    checker.checker.link_timeout = 0.001
+    candidate = checker.check(program, oz)
+    assert candidate.outcome is Outcome.TIMEOUT and candidate.transient, candidate.detail
+    assert candidate.detail.startswith("the link ran past its time limit twice (0.001 s, then 0.003 s)")
+    # a link that fails within its limit is still a link failure, and no timeout
+    checker.checker.link_timeout = compiler.timeout
+    unlinkable = checker.check(
+        example_programs["word_count.cpp"], compiler.passes("module(elim-avail-extern)")
+    )
+    assert unlinkable.outcome is Outcome.LINK_FAIL and not unlinkable.transient

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,17 @@ def test_salvage_blames_the_breaking_pass_and_repairs_the_list(inprocess: Compil
     # Blame found on a suite program is the list's: reused for another target.
     other = inprocess.load(EXAMPLES / "bitops.c")
     assert salvager.culprits(other, passes, gate.check(other, passes)) == culprits
+
+
+def test_a_rejection_by_a_timeout_blames_no_pass(inprocess: Compiler) -> None:
+    gate = Gate(inprocess, [_suite("c_core_rec_tail")])
+    program = inprocess.load(EXAMPLES / "crc32.c")
+    passes = inprocess.passes("function(sroa),module(attributor),function(instcombine<no-verify-fixpoint>)")
+    failed = gate.check(program, passes)
+    assert not failed.passed and Salvager(gate).culprits(program, passes, failed)  # a real miscompile
+    # The same list rejected by a timeout alone (a busy machine): nothing is narrowed down.
+    timed_out = replace(failed, outcome=Outcome.TIMEOUT, transient=True)
+    assert Salvager(gate).culprits(program, passes, timed_out) == ()
 
 
 def test_linkage_failures_are_narrowed_down_too(inprocess: Compiler) -> None:

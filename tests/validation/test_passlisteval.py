@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ from llm_compiler.passes.registry import load_registry
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.gate import Gate, load_suites
 from llm_compiler.validation.outcomes import Outcome
-from llm_compiler.validation.passlisteval import PassListEval
+from llm_compiler.validation.passlisteval import CACHE_FORMAT, PassListEval
 from llm_compiler.validation.reduce import write_reproducer
+from llm_compiler.validation.sandbox import Limits
 from llm_compiler.validation.suites import Suite, TestProgram, builtin_suite, humaneval_x_suite
 from tests.conftest import run_cli
 
@@ -195,3 +197,160 @@ def test_the_verdict_store_waits_for_another_process_switching_it_to_wal(tmp_pat
     finally:
         timer.join()
     assert waiting.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+# Timeouts: a busy machine must not decide a verdict that is kept ---------------------
+
+#: Sleeps 1.5 s only where signed overflow wraps (``default<O0>``); the -O2 reference
+#: folds the comparison and does not sleep. Both print the same line.
+SLOW_UNOPTIMIZED = TestProgram(
+    "slow_unoptimized",
+    "c",
+    "// exercises: a run slower than its limit only when not optimized\n#include <limits.h>\n"
+    "#include <stdio.h>\n#include <time.h>\nstatic int grows(int x) { return x + 1 > x; }\n"
+    "int main(void) {\n  volatile int big = INT_MAX;\n"
+    "  if (!grows(big)) { struct timespec t = {1, 500000000}; nanosleep(&t, 0); }\n"
+    '  puts("done");\n  return 0;\n}\n',
+    "a slow run",
+    "slow",
+)
+#: Sleeps 1.5 s however it is built, the -O2 reference included.
+SLOW_ALWAYS = TestProgram(
+    "slow_always",
+    "c",
+    "// exercises: a run slower than its limit\n#include <stdio.h>\n#include <time.h>\n"
+    'int main(void) {\n  struct timespec t = {1, 500000000};\n  nanosleep(&t, 0);\n  puts("done");\n'
+    "  return 0;\n}\n",
+    "a slow run",
+    "slow",
+)
+#: Second tries get 3 times these (0.9 s): still too short for a 1.5 s sleep.
+TIGHT = Limits(timeout=0.3, cpu_seconds=1)
+GENEROUS_RETRY = Limits(timeout=30.0, cpu_seconds=30)
+
+
+def stored(cache_dir: Path, compiler: Compiler) -> dict[str, list[tuple[object, ...]]]:
+    """The rows of the verdict store's tables."""
+    database = sqlite3.connect(cache_dir / compiler.llvm_version / f"cache-{CACHE_FORMAT}.sqlite")
+    try:
+        return {
+            "runs": database.execute("SELECT key, ir_hash, returncode, timed_out FROM runs").fetchall(),
+            "verdicts": database.execute("SELECT key FROM verdicts").fetchall(),
+        }
+    finally:
+        database.close()
+
+
+def test_a_list_that_times_out_twice_is_rejected_and_stored_nowhere(
+    unsafe_compiler: Compiler, tmp_path: Path
+) -> None:
+    o0 = unsafe_compiler.passes("module(default<O0>)")
+    evaluator = PassListEval(
+        unsafe_compiler, [Suite("slow", (SLOW_UNOPTIMIZED,))], limits=TIGHT, cache_dir=tmp_path
+    )
+    try:
+        verdict = evaluator.check(o0)
+        again = evaluator.check(o0)  # the same evaluator checks again: nothing kept in memory either
+    finally:
+        evaluator.close()
+    assert not verdict.passed and verdict.outcomes == {"timeout": 1}
+    rows = stored(tmp_path, unsafe_compiler)
+    assert rows["verdicts"] == [], "a verdict resting on a timeout is stored nowhere"
+    # only the quick -O2 reference run is kept, never the timed-out one
+    assert len(rows["runs"]) == 1 and rows["runs"][0][2:] == (0, 0)
+    assert not again.cached and again.outcomes == {"timeout": 1}
+    assert verdict.transient and "twice (0.3 s, then 0.9 s)" in verdict.failures[0].detail
+
+
+def test_a_later_check_on_the_same_store_does_not_recall_a_timeout(
+    unsafe_compiler: Compiler, tmp_path: Path
+) -> None:
+    o0 = unsafe_compiler.passes("module(default<O0>)")
+    suite = Suite("slow", (SLOW_UNOPTIMIZED,))
+    busy = PassListEval(unsafe_compiler, [suite], limits=TIGHT, cache_dir=tmp_path)
+    try:
+        assert busy.check(o0).outcomes == {"timeout": 1}
+    finally:
+        busy.close()
+    quiet = PassListEval(unsafe_compiler, [suite], cache_dir=tmp_path)  # the default limits (10 s)
+    try:
+        later = quiet.check(o0)
+    finally:
+        quiet.close()
+    assert later.passed and not later.cached and later.outcomes == {"pass": 1}
+
+
+def test_a_run_that_times_out_once_passes_on_its_longer_second_try(
+    unsafe_compiler: Compiler, tmp_path: Path
+) -> None:
+    suite = Suite("slow", (SLOW_UNOPTIMIZED,))
+    evaluator = PassListEval(
+        unsafe_compiler, [suite], limits=TIGHT, retry_limits=GENEROUS_RETRY, cache_dir=tmp_path
+    )
+    try:
+        verdict = evaluator.check(unsafe_compiler.passes("module(default<O0>)"))
+    finally:
+        evaluator.close()
+    assert verdict.passed and verdict.outcomes == {"pass": 1} and not verdict.transient
+    rows = stored(tmp_path, unsafe_compiler)
+    # a pass on the second try is a real pass, stored as one: the reference's run and this one
+    assert len(rows["verdicts"]) == 1
+    assert sorted(row[2:] for row in rows["runs"]) == [(0, 0), (0, 0)]
+
+
+def test_a_reference_run_that_times_out_is_a_timeout_kept_nowhere(
+    unsafe_compiler: Compiler, tmp_path: Path
+) -> None:
+    suite = Suite("slow", (SLOW_ALWAYS,))
+    oz = unsafe_compiler.passes("module(default<Oz>)")
+    evaluator = PassListEval(unsafe_compiler, [suite], limits=TIGHT, cache_dir=tmp_path)
+    try:
+        verdict = evaluator.check(oz)
+    finally:
+        evaluator.close()
+    # not "unsupported" (which would pass the list unchecked), and not kept
+    assert verdict.outcomes == {"timeout": 1} and verdict.transient
+    assert "reference" in verdict.failures[0].detail
+    rows = stored(tmp_path, unsafe_compiler)
+    assert rows["runs"] == [] and rows["verdicts"] == []
+    quiet = PassListEval(unsafe_compiler, [suite], cache_dir=tmp_path)
+    try:
+        assert quiet.check(oz).outcomes == {"pass": 1}
+    finally:
+        quiet.close()
+
+
+def test_the_gate_says_a_rejection_rests_on_a_timeout(
+    unsafe_compiler: Compiler, write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    library = unsafe_compiler.load(write("lib.c", "int twice(int v) { return 2 * v; }\n"))
+    o0 = unsafe_compiler.passes("module(default<O0>)")
+
+    def gate_of(*programs: TestProgram) -> Gate:
+        gate = Gate(unsafe_compiler, [Suite("slow", programs)], cache_dir=tmp_path)
+        assert gate.evaluator is not None
+        gate.evaluator.close()
+        gate.evaluator = PassListEval(
+            unsafe_compiler,
+            [Suite("slow", programs)],
+            limits=TIGHT,
+            cache_dir=tmp_path,
+            stop_on_link_failure=False,
+        )
+        return gate
+
+    timed_out = gate_of(SLOW_UNOPTIMIZED).check(library, o0)
+    assert not timed_out.passed and timed_out.check == "suite" and timed_out.transient
+    assert timed_out.outcome is Outcome.TIMEOUT and "not kept" in timed_out.description
+    # a real miscompile beside the timeout decides: the rejection is not transient
+    overflow = TestProgram(
+        "overflow",
+        "c",
+        "// exercises: signed overflow folded under nsw\n#include <limits.h>\n#include <stdio.h>\n"
+        "static int grows(int x) { return x + 1 > x; }\n"
+        'int main(void) { volatile int big = INT_MAX; printf("%d\\n", grows(big)); return 0; }\n',
+        "signed overflow",
+        "slow",
+    )
+    both = gate_of(SLOW_UNOPTIMIZED, overflow).check(library, o0)
+    assert not both.passed and not both.transient and both.outcome is Outcome.OUTPUT_MISMATCH

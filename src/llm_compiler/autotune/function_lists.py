@@ -13,19 +13,24 @@ function. This module finds such lists and joins their results into one unit:
    full to every function the list shrinks.
 2. **Choice.** Each function takes the list that made it smallest, if smaller than
    under ``B``; at most ``max_lists`` distinct lists are kept, those that save most.
-3. **Validation of the lists.** Each kept ``F`` is checked by the run's gate as the
-   whole-unit list ``B,F`` (target link, PassListEval, the program's own run, the
-   user's check): every function of the joined unit is then code a validated list
-   made from the same IR. A rejected list's functions keep ``B``'s code.
+3. **Validation of the lists.** Each kept ``F`` is checked by the selection layer
+   (:meth:`~llm_compiler.selection.select.Selector.check`) as the whole-unit list
+   ``B,F``: two compiles giving the same size and IR, then the run's gate (target
+   link, PassListEval, the program's own run, the user's check). Every function of
+   the joined unit is then code a validated list made from the same IR. A rejected
+   list's functions keep ``B``'s code. ``B,F`` need not beat -Oz: only the join must.
 4. **Join** (:func:`join_functions`). The functions are cut out of their lists'
    modules with ``llvm-extract`` and linked with ``llvm-link`` to the rest of ``B``'s
    module. Extraction makes local symbols external (hidden), so the joined module is
    given back its original linkage by LLVM's ``internalize`` with the unit's
    originally public names: the split costs nothing.
-5. **Validation of the join.** The joined unit must be smaller than ``B``'s, build
-   to the same bytes twice (determinism), reference no symbol the target cannot
-   resolve, and pass the program's own run and the user's check where they apply.
-   Otherwise ``B`` stands.
+5. **Validation of the join.** The joined unit must be smaller than ``B``'s and than
+   -Oz's (measured by the selection layer), then pass
+   :meth:`~llm_compiler.selection.select.Selector.check_object`: a replay of the
+   record from the unoptimized unit builds the same object bytes (determinism), and
+   the gate's object checks pass (no symbol the target cannot resolve, the program's
+   own run and the user's check where they apply). Otherwise ``B`` stands, and the
+   outcome's :class:`~llm_compiler.selection.outcomes.Verdict` says what stopped the join.
 
 The outcome is a replayable :class:`FunctionLists` record (``B`` and each function's
 list) that :func:`build_function_lists` turns back into the unit's IR. Functions with
@@ -42,19 +47,18 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llm_compiler.core.compiler import Compiler
+from llm_compiler.core.objective import Objective
 from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.passes.searchable import PassSet
+from llm_compiler.selection import Candidate, Selector, Verdict, fallback_reason
 from llm_compiler.toolchain.elf import berkeley_size, function_sizes
 from llm_compiler.toolchain.ir import DEFINE_RE
 from llm_compiler.toolchain.runner import run_command
-
-if TYPE_CHECKING:
-    from llm_compiler.validation.gate import Gate
 
 #: Longest function-level list drawn.
 MAX_FUNCTION_LIST_LENGTH = 8
@@ -321,7 +325,18 @@ class FunctionListsOutcome:
         base_size: Bytes under the base list.
         compiles: Compiles made.
         detail: What was checked, or why the base list stands.
-        rejected: ``(list, reason)`` of function-level lists the gate rejected.
+        rejected: ``(list, reason)`` of function-level lists the selection layer
+            rejected, the reason starting with its verdict.
+        verdict: For a kept record, ``validated`` (or ``not-checked`` with validation
+            turned off); else what stopped the join (``not-smaller-than-oz``,
+            ``validation-failure``, ``nondeterministic``, ``compile-failure``), or
+            ``not-checked`` when the phase did not reach a verdict.
+        oz_size: -Oz's bytes as the selection layer measured them (None when the phase
+            stopped before it needed them, and in records written before they were).
+
+    Raises:
+        ValueError: A kept record with a failing verdict, or not smaller than the base
+            list's result or -Oz's.
     """
 
     record: FunctionLists | None
@@ -330,6 +345,19 @@ class FunctionListsOutcome:
     compiles: int
     detail: str
     rejected: tuple[tuple[str, str], ...] = ()
+    verdict: Verdict = Verdict.NOT_CHECKED
+    oz_size: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.record is None:
+            return
+        if self.verdict.is_failure:
+            raise ValueError(f"a kept per-function record needs a passing verdict, not {self.verdict}")
+        if self.size >= self.base_size or (self.oz_size is not None and self.size >= self.oz_size):
+            raise ValueError(
+                f"a kept per-function record must be smaller than its base list's {self.base_size} B "
+                f"and -Oz's {self.oz_size} B, not {self.size} B"
+            )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -339,19 +367,60 @@ class FunctionListsOutcome:
             "compiles": self.compiles,
             "detail": self.detail,
             "rejected": [list(pair) for pair in self.rejected],
+            "verdict": self.verdict.value,
+            "oz_size": self.oz_size,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> FunctionListsOutcome:
+        """Reads :meth:`to_json`'s form; a record written before verdicts were gets the
+        one its detail states (``not-checked`` for "unchecked: ...", else ``validated``)."""
         record = data.get("record")
+        detail = str(data["detail"])
+        if "verdict" in data:
+            verdict = Verdict.parse(str(data["verdict"]))
+        elif record and not detail.startswith("unchecked"):
+            verdict = Verdict.VALIDATED
+        else:
+            verdict = Verdict.NOT_CHECKED
+        oz_size = data.get("oz_size")
         return cls(
             FunctionLists.from_json(record) if record else None,
             int(data["size"]),
             int(data["base_size"]),
             int(data["compiles"]),
-            str(data["detail"]),
+            detail,
             tuple((str(a), str(b)) for a, b in data.get("rejected", [])),
+            verdict,
+            int(oz_size) if oz_size is not None else None,
         )
+
+
+def check_list(selector: Selector, program: Program, pipeline: str) -> Candidate:
+    """The selection layer's checks of one whole-unit list that need not beat -Oz (a
+    base list and a function-level list after it): measured, compiled again for the
+    determinism check, then the gate
+    (:meth:`~llm_compiler.selection.select.Selector.check`).
+
+    Returns:
+        The list as a candidate with its size and verdict (``compile-failure`` when it
+        does not build).
+    """
+    passes = selector.compiler.passes(pipeline)
+    size, digest, error = selector.measure(program)(passes)
+    if size is None:
+        return Candidate(pipeline=pipeline, run=pipeline, verdict=Verdict.COMPILE_FAILURE, detail=error)
+    verdict, detail, replay, result = selector.check(program, passes, size, digest)
+    return Candidate(
+        pipeline=pipeline,
+        run=pipeline,
+        binary_size=size,
+        verdict=verdict,
+        detail=detail,
+        replay=replay,
+        output_hash=digest,
+        transient=result is not None and result.transient,
+    )
 
 
 def tune_function_lists(
@@ -359,64 +428,90 @@ def tune_function_lists(
     program: Program,
     base: str,
     candidates: Sequence[PassList],
-    gate: Gate | None,
+    selector: Selector,
     *,
     max_lists: int = DEFAULT_MAX_LISTS,
 ) -> FunctionListsOutcome:
     """Steps 1 to 5 of the module docstring for one unit.
 
     Args:
-        compiler: The compiler.
+        compiler: The compiler (the search's and the join's compiles).
         program: The unit (unoptimized).
         base: Its validated best list.
         candidates: Function-level lists to try.
-        gate: Checks the lists and the join (None: unchecked, validation turned off).
+        selector: The run's selection layer, on the same toolchain: checks each list
+            and the joined unit and measures -Oz. With its validation turned off the
+            lists go unchecked and the join is only built twice (``not-checked``).
         max_lists: Distinct function-level lists the join may use.
+
+    Raises:
+        ValueError: The selector's objective is not binary-size (the symbol table
+            measures functions in bytes of text + data).
     """
+    if selector.policy.objective is not Objective.BINARY_SIZE:
+        raise ValueError(
+            f"per-function lists measure binary-size, not {selector.policy.objective}; "
+            "give them a Selector whose policy's objective is binary-size"
+        )
     base_ir = compiler.optimize(program, compiler.passes(base))
     optimized = compiler.load_ir(base_ir, f"{program.name} after its list")
     search = search_function_lists(compiler, optimized, candidates, max_lists=max_lists)
     compiles = search.compiles
+    rejected: list[tuple[str, str]] = []
 
-    def standing(detail: str, rejected: Sequence[tuple[str, str]] = ()) -> FunctionListsOutcome:
+    def standing(verdict: Verdict, detail: str, oz_size: int | None = None) -> FunctionListsOutcome:
         return FunctionListsOutcome(
-            None, search.base_size, search.base_size, compiles, detail, tuple(rejected)
+            None, search.base_size, search.base_size, compiles, detail, tuple(rejected), verdict, oz_size
         )
 
     if not search.chosen:
-        return standing("no function-level list made a function smaller")
-    chosen, rejected = dict(search.chosen), []
-    if gate is not None:
+        return standing(Verdict.NOT_SMALLER, "no function-level list made a function smaller")
+    chosen, turned_down = dict(search.chosen), []
+    if selector.policy.validate:
         for pipeline in sorted(set(chosen.values())):
-            verdict = gate.check(program, compiler.passes(combined_list(base, pipeline)))
-            if not verdict.passed:
-                rejected.append((pipeline, verdict.description[:300]))
+            checked = check_list(selector, program, combined_list(base, pipeline))
+            compiles += 2  # its measurement and the determinism check's second compile
+            if checked.verdict is not Verdict.VALIDATED:
+                turned_down.append(checked)
+                rejected.append((pipeline, f"{checked.verdict}: {checked.detail[:300]}"))
                 chosen = {f: p for f, p in chosen.items() if p != pipeline}
     if not chosen:
-        return standing("every function-level list was rejected", rejected)
+        return standing(fallback_reason(turned_down)[0], "every function-level list was rejected")
     record = FunctionLists(base, tuple(sorted(chosen.items())))
+    lists = len(record.lists)
+    label = f"{lists} per-function list{'s' * (lists != 1)} after {base}"
     try:
-        # The first build starts from the base list's module made above; the second
-        # replays the record from the unoptimized unit, as a user would.
-        joined = _join_after(compiler, optimized, record, program.name)
-        again = build_function_lists(compiler, program, record)
-        obj = compiler.lower(joined, name=program.name)
-        compiles += 2
+        # Built from the base list's module made above; the determinism check replays
+        # the record from the unoptimized unit, as a user would.
+        obj = compiler.lower(_join_after(compiler, optimized, record, program.name), name=program.name)
+        compiles += 1
     except CommandFailed as error:
-        return standing(f"the join failed: {str(error)[:300]}", rejected)
-    if joined != again:
-        return standing("the join is not deterministic (two builds differ)", rejected)
+        return standing(Verdict.COMPILE_FAILURE, f"the join failed: {str(error)[:300]}")
     size = berkeley_size(obj).binary_size
     if size >= search.base_size:
+        why = f"the joined unit ({size} B) is not smaller than under its list ({search.base_size} B)"
+        return standing(Verdict.NOT_SMALLER, why)
+    oz_size = selector.oz_size(program)
+    if size >= oz_size:
         return standing(
-            f"the joined unit ({size} B) is not smaller than under its list ({search.base_size} B)", rejected
+            Verdict.NOT_SMALLER, f"the joined unit ({size} B) is not smaller than -Oz ({oz_size} B)", oz_size
         )
-    detail = "unchecked: validation was turned off"
-    if gate is not None:
-        verdict = gate.check_object(program, obj, f"{len(record.lists)} per-function lists after {base}")
-        if not verdict.passed:
-            return standing(f"the joined unit failed: {verdict.description[:300]}", rejected)
-        lists = len(record.lists)
-        checked = f"each of {lists} function-level list{'s' * (lists != 1)} passed the gate"
-        detail = f"{checked}; the joined unit {verdict.description}"
-    return FunctionListsOutcome(record, size, search.base_size, compiles, detail, tuple(rejected))
+
+    def replay() -> bytes:
+        return compiler.lower(build_function_lists(compiler, program, record), name=program.name)
+
+    check = selector.check_object(program, lambda: obj, label, again=replay)
+    compiles += 1
+    if check.verdict.is_failure:
+        return standing(
+            check.verdict, f"the joined unit failed ({check.verdict}): {check.detail[:300]}", oz_size
+        )
+    verdict, detail = check.verdict, check.detail
+    if verdict is Verdict.VALIDATED and selector.policy.validate:
+        passed = f"each of {lists} function-level list{'s' * (lists != 1)} passed the gate"
+        detail = f"{passed}; the joined unit ({size} B, -Oz {oz_size} B) {check.detail}"
+    elif verdict is Verdict.VALIDATED:  # a gate, but the lists went unchecked
+        verdict, detail = Verdict.NOT_CHECKED, f"unchecked: validation was turned off for the lists; {detail}"
+    return FunctionListsOutcome(
+        record, size, search.base_size, compiles, detail, tuple(rejected), verdict, oz_size
+    )

@@ -47,7 +47,7 @@ from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
 from llm_compiler.passes.safety import search_pass_set
 from llm_compiler.passes.searchable import PassSet
 from llm_compiler.passes.space import DEFAULT_SPACE
-from llm_compiler.selection import Candidate, Measurer, Policy, Selector, make_gate
+from llm_compiler.selection import Candidate, Measurer, Policy, Selector, Verdict, make_gate
 from llm_compiler.selection.proposer import Evaluated, ProposalRequest, Proposer
 from llm_compiler.selection.select import MAX_REJECTIONS
 
@@ -175,6 +175,8 @@ class JobOutput:
     extra: dict[str, Any] = field(default_factory=dict)
     #: False only when a list was kept with validation turned off.
     validated: bool = True
+    #: What became of the kept list (``validated``, ``not-checked``), or why -Oz was kept.
+    verdict: Verdict = Verdict.NOT_CHECKED
 
 
 class JobEvaluator:
@@ -405,7 +407,7 @@ def validate_job(
     repair is in ``extra["rejected"]`` with its replay command.
     """
     evaluator = JobEvaluator(process_compiler(settings), program, known, "validate", settings.objective)
-    output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz)
+    output = JobOutput(program_id=program.id, pipeline=OZ_PIPELINE, size=oz, verdict=Verdict.NOT_SMALLER)
     if not any(candidate.binary_size is not None and candidate.binary_size < oz for candidate in ranked):
         output.detail = "nothing beat -Oz; -Oz kept"
         return output
@@ -418,12 +420,14 @@ def validate_job(
             selection.binary_size,
             selection.detail,
         )
+        output.verdict = Verdict.VALIDATED if selection.validated else Verdict.NOT_CHECKED
         if not selection.validated:
             output.detail = "unchecked: validation was turned off"
             output.validated = False
         elif selection.position > 0 or selection.repair:
-            _keep_shorter_if_it_passes(evaluator, selector, output)
+            _keep_shorter_if_it_passes(evaluator, selector, output, oz)
     else:
+        output.verdict = selection.fallback
         rejected = selection.rejected_lists
         output.detail = f"{rejected} lists better than -Oz (distinct output IR) failed validation; -Oz kept"
     output.rows = evaluator.new
@@ -443,17 +447,21 @@ def _measurer(evaluator: JobEvaluator) -> Measurer:
     return measure
 
 
-def _keep_shorter_if_it_passes(evaluator: JobEvaluator, selector: Selector, output: JobOutput) -> None:
-    """Minimizes ``output``'s list exactly; keeps the shorter list if no larger and it passes too."""
+def _keep_shorter_if_it_passes(
+    evaluator: JobEvaluator, selector: Selector, output: JobOutput, oz: int
+) -> None:
+    """Minimizes ``output``'s list exactly; keeps the shorter list if no larger and it
+    passes too. ``oz`` is -Oz's size as the run measured it (the selection's baseline)."""
     nodes, reduced_size = _exact_minimum(evaluator, output.pipeline)
     shorter = str(PassList(nodes)) if nodes else output.pipeline
     if shorter != output.pipeline and reduced_size <= output.size:
         row = evaluator.evaluate(evaluator.compiler.passes(shorter))
-        candidate = Candidate.measured(shorter, int(evaluator.value(row)), row.output_hash or "")
-        again = selector.select(
-            evaluator.program, [candidate], oz_size=output.size + 1, measure=_measurer(evaluator)
-        )
-        if again.fallback is None:
+        size = evaluator.value(row)
+        if size > output.size:  # the minimizer's size did not hold on an exact measurement
+            return
+        candidate = Candidate.measured(shorter, int(size), row.output_hash or "")
+        again = selector.select(evaluator.program, [candidate], oz_size=oz, measure=_measurer(evaluator))
+        if again.fallback is None and again.validated and again.binary_size <= output.size:
             output.pipeline, output.size, output.detail = again.chosen, again.binary_size, again.detail
 
 
@@ -464,11 +472,11 @@ def function_lists_job(settings: TuneSettings, program: Program, base: str) -> J
     compiler = process_compiler(settings)
     members = function_level_members(settings.search_pass_set(compiler))
     candidates = draw_function_lists(members, settings.per_function, f"{settings.seed}:{program.id}")
-    gate = selector_for(settings).gate if settings.validate else None
     try:
-        outcome = tune_function_lists(compiler, program, base, candidates, gate)
+        outcome = tune_function_lists(compiler, program, base, candidates, selector_for(settings))
     except (CommandFailed, InvalidPassList) as error:
-        outcome = FunctionListsOutcome(None, 0, 0, 0, f"the base list does not build: {str(error)[:300]}")
+        why = f"the base list does not build: {str(error)[:300]}"
+        outcome = FunctionListsOutcome(None, 0, 0, 0, why, verdict=Verdict.COMPILE_FAILURE)
     output = JobOutput(program_id=program.id, pipeline=base, size=outcome.size, detail=outcome.detail)
     output.extra["function_lists"] = outcome.to_json()
     return output

@@ -20,13 +20,18 @@ pool, or Dask), and writes every job's evaluations to the store as it completes:
 
 A killed run resumes from the store (jobs already done are skipped, evaluations
 already made are not made again) and ends with the same results. Programs that do
-not compile are recorded with the reason and left out; the run goes on.
+not compile are recorded with the reason and left out; the run goes on. So are units
+a job stops on (an object no reader here knows, a check that cannot read the unit's
+objects, a worker's internal error): the unit is recorded with status ``error`` and
+the reason, which names the unit and the fix, and later phases leave it out; a job
+of the per-function phase that stops leaves the unit's validated list standing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,11 +55,27 @@ from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import EvaluationRow, Store
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import LlmCompilerError
+from llm_compiler.errors import LlmCompilerError, reason_of
 from llm_compiler.passes.pipeline import parse_pipeline
-from llm_compiler.selection import Candidate
+from llm_compiler.selection import Candidate, Verdict
 
 PHASES = ("random", "minimize", "broadcast", "validate", "functions")
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    """What a job that stopped on its unit returns instead of its output (picklable).
+
+    Attributes:
+        reason: The error, in one paragraph (a worker's traceback cut to its first and
+            last lines).
+        full: The whole error text, traceback included (logged with ``-v``).
+    """
+
+    reason: str
+    full: str
 
 
 @dataclass(frozen=True)
@@ -64,6 +85,10 @@ class ProgramResult:
     ``best_pipeline`` is the exact ``opt -passes=`` text; ``best_size`` is what
     ``opt -passes=<best_pipeline> | llc -filetype=obj`` gives with ``llvm_version``,
     in the run's ``objective`` (bytes of text + data by default; every ``*_size`` is).
+    ``validated`` says the run validated what it kept (False for every record of a
+    ``--no-validate`` run: ``cc --results`` refuses those); ``verdict`` is the closed
+    label of what became of the kept list (``validated``, ``not-checked``) or why -Oz
+    was kept, ``validation`` the same in words.
     """
 
     program: str
@@ -84,6 +109,8 @@ class ProgramResult:
     rejected: tuple[dict[str, str], ...] = ()
     objective: Objective = DEFAULT_OBJECTIVE
     function_lists: FunctionLists | None = None
+    validated: bool = False
+    verdict: Verdict = Verdict.NOT_CHECKED
 
     @property
     def ok(self) -> bool:
@@ -140,6 +167,8 @@ class ProgramResult:
             "improvement_vs_oz": self.improvement_vs_oz,
             "compiles": self.compiles,
             "failures": self.failures,
+            "validated": self.validated,
+            "verdict": self.verdict.value,
             "validation": self.validation,
             "rejected": list(self.rejected),
             "function_lists": self.function_lists.to_json() if self.function_lists is not None else None,
@@ -250,6 +279,8 @@ class Tuner:
         self.programs: list[Program] = []
         self._oz_sizes: dict[str, int] = {}
         self._best_sizes: dict[str, int] = {}
+        #: Units a job stopped on in this run, with the reason (left out of later phases).
+        self.failed: dict[str, str] = {}
 
     # Loading -----------------------------------------------------------------------
 
@@ -278,9 +309,18 @@ class Tuner:
     # Phases ---------------------------------------------------------------------------
 
     def _run_jobs(
-        self, phase: str, jobs: list[tuple[str, Job, int]], on_done: Callable[[JobOutput], None]
+        self,
+        phase: str,
+        jobs: list[tuple[str, Job, int]],
+        on_done: Callable[[JobOutput], None],
+        on_failed: Callable[[str, str], None] | None = None,
     ) -> None:
-        """Runs jobs (name, job, units) not done yet; records each as it completes."""
+        """Runs jobs (name, job, units) not done yet; records each as it completes.
+
+        A job that stops on its unit (:class:`JobFailed`) is not marked done (``--resume``
+        tries it again); ``on_failed(program_id, reason)`` records it, by default as the
+        unit's ``error`` (:meth:`_fail_unit`).
+        """
         pending = [(name, job, units) for name, job, units in jobs if not self.store.job_done(name)]
         self.progress.phase(phase, sum(units for _, _, units in jobs))
         self.progress.advance(sum(units for _, _, units in jobs) - sum(units for _, _, units in pending))
@@ -289,10 +329,27 @@ class Tuner:
         tagged: list[Job] = [(_tagged, (name, job)) for name, job, _ in pending]
         units_of = {name: units for name, _, units in pending}
         for name, output in self.executor.run(tagged):
+            if isinstance(output, JobFailed):
+                program_id = name.split(":")[1]  # job names are phase:program_id[:chunk]
+                logger.debug("%s job %s stopped: %s", phase, name, output.full)
+                (on_failed or self._fail_unit)(program_id, f"{phase} stopped on this unit: {output.reason}")
+                self.progress.advance(units_of[name], self._note())
+                continue
             self.store.record(output.rows, self.llvm_version, job=name)
             self._follow(output.rows)
             on_done(output)
             self.progress.advance(units_of[name], self._note())
+
+    def _fail_unit(self, program_id: str, reason: str) -> None:
+        """Records a unit a job stopped on as ``error`` with ``reason``; later phases leave it out."""
+        program = next((p for p in self.programs if p.id == program_id), None)
+        name = program.name if program is not None else program_id
+        self.failed[program_id] = reason
+        self.store.add_program(program_id, name, program.source if program else None, "error", reason)
+
+    def _standing(self, programs: list[Program]) -> list[Program]:
+        """``programs`` less the units a job stopped on."""
+        return [program for program in programs if program.id not in self.failed]
 
     def _known(self, program: Program) -> dict[tuple[str, str], EvaluationRow]:
         return self.store.evaluations(program.id, self.llvm_version)
@@ -326,11 +383,12 @@ class Tuner:
         for program in programs:
             self._follow(list(self._known(program).values()))
         self._search_phase(programs)
-        minimized = self._minimize_phase(programs)
-        before, after = self._broadcast_phase(programs, minimized)
-        self._validate_phase(programs)
+        minimized = self._minimize_phase(self._standing(programs))
+        minimized = {key: pipeline for key, pipeline in minimized.items() if key not in self.failed}
+        before, after = self._broadcast_phase(self._standing(programs), minimized)
+        self._validate_phase(self._standing(programs))
         if self.settings.per_function > 0 and self.settings.objective is DEFAULT_OBJECTIVE:
-            self._function_lists_phase(programs)
+            self._function_lists_phase(self._standing(programs))
         return self.report(before, after)
 
     def _search_phase(self, programs: list[Program]) -> None:
@@ -444,7 +502,13 @@ class Tuner:
             jobs.append((f"validate:{program.id}", job, 1))
 
         def done(output: JobOutput) -> None:
-            detail = json.dumps({"validation": output.detail, "rejected": output.extra.get("rejected", [])})
+            detail = json.dumps(
+                {
+                    "validation": output.detail,
+                    "verdict": output.verdict.value,
+                    "rejected": output.extra.get("rejected", []),
+                }
+            )
             self.store.set_result(
                 output.program_id, "final", output.pipeline, output.size, detail, validated=output.validated
             )
@@ -466,7 +530,13 @@ class Tuner:
                 output.program_id, "functions", json.dumps(outcome), output.size, output.detail, validated
             )
 
-        self._run_jobs("per-function lists", jobs, done)
+        def failed(program_id: str, reason: str) -> None:
+            final = self.store.result(program_id, "final")
+            size = final[1] if final is not None else 0
+            outcome = FunctionListsOutcome(None, size, size, 0, f"the base list stands: {reason}")
+            self.store.set_result(program_id, "functions", json.dumps(outcome.to_json()), size, reason, None)
+
+        self._run_jobs("per-function lists", jobs, done, failed)
 
     # Report ----------------------------------------------------------------------------
 
@@ -521,6 +591,8 @@ class Tuner:
         verdict: dict[str, Any] = {"validation": "not validated", "rejected": []}
         if final is not None:
             verdict = json.loads(final[2])
+        kept = final[0] if final is not None else OZ_PIPELINE
+        label = _final_verdict(verdict, kept, self.settings.validate)
         unoptimized = rows.get(("", "exact"))
         oz_size = int(self._value(oz))
         best_size = final[1] if final is not None else oz_size
@@ -532,6 +604,7 @@ class Tuner:
             if outcome.record is not None and outcome.size < best_size:
                 functions, best_size = outcome.record, outcome.size
                 verdict["validation"] = outcome.detail
+                label = outcome.verdict
         return ProgramResult(
             program=entry["name"],
             program_id=program_id,
@@ -552,10 +625,30 @@ class Tuner:
             rejected=tuple(verdict["rejected"]),
             objective=self.settings.objective,
             function_lists=functions,
+            validated=self.settings.validate and label is not Verdict.NOT_CHECKED,
+            verdict=label,
         )
 
 
+def _final_verdict(stored: Mapping[str, Any], pipeline: str, validate: bool) -> Verdict:
+    """The verdict of a unit's final result as the validation phase stored it; for a
+    store written before verdicts were, read from what it says in words."""
+    if "verdict" in stored:
+        return Verdict.parse(str(stored["verdict"]))
+    words = str(stored.get("validation", ""))
+    if not validate or words.startswith(("unchecked", "not validated")):
+        return Verdict.NOT_CHECKED if pipeline != OZ_PIPELINE else Verdict.NOT_SMALLER
+    if pipeline != OZ_PIPELINE:
+        return Verdict.VALIDATED
+    return Verdict.NOT_SMALLER if words.startswith("nothing beat") else Verdict.VALIDATION_FAILURE
+
+
 def _tagged(name: str, job: Job) -> tuple[str, Any]:
-    """Runs a job and returns its result tagged with the job's name (picklable)."""
+    """Runs a job and returns its result tagged with the job's name (picklable); a job
+    that stops on its unit with an llm-compiler error returns :class:`JobFailed`, so the
+    run goes on with the other units."""
     function, arguments = job
-    return name, function(*arguments)
+    try:
+        return name, function(*arguments)
+    except LlmCompilerError as error:
+        return name, JobFailed(reason=reason_of(error, 2000), full=str(error))

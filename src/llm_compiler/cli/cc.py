@@ -26,8 +26,9 @@ from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.driver import direct
 from llm_compiler.driver.arguments import split_launcher
 from llm_compiler.driver.cache import DEFAULT_MAX_BYTES, ObjectCache, parse_size
-from llm_compiler.driver.cc import Driver, DriverOptions
+from llm_compiler.driver.cc import Driver
 from llm_compiler.driver.choose import BEST_FILE, Chooser, FirstOf, OzOnly, TunedResults
+from llm_compiler.driver.records import DriverOptions
 from llm_compiler.errors import InvalidInput, LlmCompilerError
 
 if TYPE_CHECKING:
@@ -42,8 +43,11 @@ a list tuned and validated by `llm-compiler tune` for exactly that unit's IR, el
 built-in predictor's (its top 10 lists measured, the smallest validated one kept), else
 -Oz. An object is never larger than -Oz's (opt's default<Oz> or clang -Oz, whichever is
 smaller), and a failure of the driver's own steps falls back to clang -Oz. Links,
-preprocessing, assembly and queries run as clang (clang++ for c++) with the arguments
-unchanged.
+preprocessing, assembly, -flto and what else the driver does not split run as clang
+(clang++ for c++), at -Oz in place of the build's -O levels (queries unchanged). A unit
+prints and fails as clang -Oz would, backend diagnostics included; @FILE response files
+are expanded as clang expands them, several sources in one -c compile unit by unit, and
+-mllvm options reach opt and llc too.
 
 driver options (only before the first compiler argument; each also an environment variable):
   --results DIR   LLM_COMPILER_RESULTS  use the lists of `llm-compiler tune --out DIR` (best.jsonl)
@@ -60,7 +64,8 @@ driver options (only before the first compiler argument; each also an environmen
                   them also tries lld's LTO with default<Oz> and with a list chosen and
                   validated for the joined program, and keeps the smallest (needs ld.lld)
   --jobs N        LLM_COMPILER_CC_JOBS  candidates measured at once (default: the cores, at
-                  most 4; 1 under a make -j that already uses every core saves a little)
+                  most 4; 1 when MAKEFLAGS shows a parallel make: -jN with N > 1, -j, or a
+                  jobserver, since make already runs a unit per job)
   --no-direct     LLM_COMPILER_NO_DIRECT=1  look objects up by the unit's IR only: run the
                   front end on every hit (by default an unchanged command whose source
                   and headers hold the same bytes is answered without it)
@@ -74,7 +79,7 @@ A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is
 from the cache; when the command, its source and headers are unchanged too, without even
 its front end. The cache is shared safely by make -j; a
 cache that cannot be written is only read, or not used, and the build goes on.
-The build's -O levels are ignored: the driver decides the optimization. Give absolute
+The build's -O levels are ignored everywhere: the driver decides the optimization. Give absolute
 paths when the build changes directory (recursive make). A unit's tuned list is found
 by the hash of its IR; with -g the IR names the build directory, so build in the same
 directory or add -ffile-prefix-map=$PWD=. to CFLAGS.
@@ -133,17 +138,52 @@ def parse_driver_options(
         cache_size=parse_size(given["--cache-size"]) if given.get("--cache-size") else DEFAULT_MAX_BYTES,
         whole_program=direct.is_set(given, "--whole-program"),
         direct=not direct.is_set(given, "--no-direct"),
-        jobs=_jobs(given.get("--jobs")),
+        jobs=_jobs(given.get("--jobs"), environ.get("MAKEFLAGS", "")),
     )
     return options, list(arguments[index:])
 
 
-def _jobs(text: str | None) -> int:
+def _jobs(text: str | None, makeflags: str = "") -> int:
+    """The candidates measured at once: ``--jobs`` (or ``LLM_COMPILER_CC_JOBS``) when
+    given; else 1 under a parallel make (:func:`make_runs_in_parallel` of ``MAKEFLAGS``),
+    whose jobs already fill the cores; else the cores, at most 4.
+
+    Raises:
+        InvalidInput: ``text`` is not a number of 1 or more.
+    """
     if not text:
-        return min(4, os.cpu_count() or 1)
+        return 1 if make_runs_in_parallel(makeflags) else min(4, os.cpu_count() or 1)
     if not text.isdigit() or int(text) < 1:
         raise InvalidInput(f"--jobs takes a number of candidates measured at once (1 or more), not {text!r}.")
     return int(text)
+
+
+def make_runs_in_parallel(makeflags: str) -> bool:
+    """Whether ``MAKEFLAGS`` (as make passes it to its recipes) shows a parallel build:
+    ``-jN`` (or ``--jobs=N``, BSD make's ``-j N``) with N > 1, ``-j`` without a number
+    (no limit), or a jobserver (``--jobserver-auth=``, ``--jobserver-fds=`` of GNU make
+    before 4.2, BSD make's ``-J``). Variable assignments after ``--`` are not read.
+
+    Example:
+        >>> make_runs_in_parallel(" -j8 --jobserver-auth=3,4"), make_runs_in_parallel("s -j1")
+        (True, False)
+    """
+    words = makeflags.split()
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word.startswith(("--jobserver-auth=", "--jobserver-fds=")) or word == "-J":
+            return True
+        if word.startswith("-j"):
+            number = word[2:]
+        elif word == "--jobs" or word.startswith("--jobs="):
+            number = word[7:]
+        else:
+            continue
+        number = number or (words[index + 1] if index + 1 < len(words) else "")
+        if not number.isdigit() or int(number) != 1:
+            return True
+    return False
 
 
 def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser]:
@@ -158,7 +198,7 @@ def default_choosers(options: DriverOptions, compiler: Compiler) -> list[Chooser
         return [OzOnly()]
     choosers: list[Chooser] = []
     if options.results is not None:
-        choosers.append(TunedResults(options.results))
+        choosers.append(TunedResults(options.results, options.objective))
     if options.predictor != "none":
         from llm_compiler.driver.predicted import Predicted
         from llm_compiler.selection.registry import check_spec

@@ -169,7 +169,9 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def _print_summary(console: Console, report: GenerationReport, out: Path) -> int:
-    """Prints what was made; the exit status is 1 when programs gave no sample at all."""
+    """Prints what was made and the programs that failed, with their reasons; the exit
+    status is 1 when programs gave no sample at all (0 when some failed and others gave
+    samples)."""
     figures = report.to_json()
     console.print(
         f"{figures['programs']} programs, {figures['samples_total']} samples "
@@ -181,6 +183,11 @@ def _print_summary(console: Console, report: GenerationReport, out: Path) -> int
             "dropped: " + ", ".join(f"{reason} {n}" for reason, n in sorted(figures["dropped"].items()))
         )
     if report.programs_failed:
+        # A program that cannot be read or measured is an outcome with its reason; the run went on.
+        for failure in report.failed[:20]:
+            console.print(
+                f"  {failure['program']}: {failure['reason']}", highlight=False, markup=False, soft_wrap=True
+            )
         console.print(f"{report.programs_failed} programs failed (reasons in {out / 'report.json'})")
     return 0 if figures["samples_total"] or not figures["programs"] else 1
 

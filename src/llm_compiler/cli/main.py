@@ -101,6 +101,31 @@ def _configure_logging(verbosity: int) -> None:
         logging.getLogger("llm_compiler.toolchain.runner").setLevel(logging.DEBUG)
 
 
+#: What the compile server runs for a driver command, and what it loads first.
+SERVED_ENTRY = "llm_compiler.cli.cc:main"
+SERVER_PRELOAD = "llm_compiler.driver.warm:preload"
+
+
+def _served(command: str, arguments: list[str]) -> int | None:
+    """Runs a driver command in the compile server (:mod:`llm_compiler.driver.server`);
+    its exit status, or None where it runs here: ``--no-server``
+    (``LLM_COMPILER_NO_SERVER``), an option without its value (the command reports it),
+    or no server to take it."""
+    import os
+
+    from llm_compiler.driver import direct
+
+    try:
+        given, _ = direct.scan_options(arguments, os.environ)
+    except ValueError:
+        return None
+    if direct.is_set(given, "--no-server"):
+        return None
+    from llm_compiler.driver.server import delegate
+
+    return delegate(command, arguments, entry=SERVED_ENTRY, preload=SERVER_PRELOAD)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``llm-compiler`` console script."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -112,9 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = serve(arguments[0], arguments[1:])
         if status is not None:
             return status
-        from llm_compiler.cli.server import delegate
-
-        status = delegate(arguments[0], arguments[1:])
+        status = _served(arguments[0], arguments[1:])
         if status is not None:
             return status
         from llm_compiler.cli import cc

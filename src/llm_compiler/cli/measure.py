@@ -1,4 +1,10 @@
-"""``llm-compiler measure``: code size of programs unoptimized, under -Oz and a pass list."""
+"""``llm-compiler measure``: code size of programs unoptimized, under -Oz and a pass list.
+
+A unit that cannot be measured (IR this LLVM cannot read, a crash of opt or llc, an
+object in a format no reader here knows) is a row with its reason, and the others are
+measured; the exit status is 0 when any unit was measured. When none was, it is the
+error of a single unit (status 2), or for several a one-paragraph error naming the first.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from llm_compiler.cli.options import (
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.objective import Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.errors import InvalidInput, LlmCompilerError, reason_of
 from llm_compiler.passes.pipeline import PassList
 
 EXAMPLES = """examples:
@@ -57,24 +64,35 @@ def run(args: argparse.Namespace) -> int:
     objective = objective_from(args)
     compiler = make_compiler(args)
     passes = user_pass_list(compiler, args.passes, args.passes_from_llvm) if args.passes else None
-    records = []
+    records: list[dict[str, Any]] = []
+    errors: list[LlmCompilerError] = []
     for source in program_set(args):
-        program = source.load(compiler)
-        record = {
+        record: dict[str, Any] = {
             "program": source.name,
             "file": str(source.path),
             "llvm_version": compiler.llvm_version,
             "objective": objective.value,
-            "unoptimized": _measured(compiler, program, None, objective),
-            "oz": _measured(compiler, program, compiler.passes(OZ_PIPELINE), objective),
-            "passes": _measured(compiler, program, passes, objective) if passes else None,
         }
+        try:
+            program = source.load(compiler)
+            record["unoptimized"] = _measured(compiler, program, None, objective)
+            record["oz"] = _measured(compiler, program, compiler.passes(OZ_PIPELINE), objective)
+            record["passes"] = _measured(compiler, program, passes, objective) if passes else None
+        except LlmCompilerError as error:
+            errors.append(error)
+            record.update(unoptimized=None, oz=None, passes=None, error=reason_of(error, 2000))
         if args.json:
             sys.stdout.write(json.dumps(record) + "\n")
             sys.stdout.flush()
         records.append(record)
+    if len(errors) == len(records) == 1:
+        raise errors[0]  # one unit: its own error, as before
     if not args.json:
         _print_table(records, compiler.llvm_version, str(passes) if passes else None, objective)
+    if errors and len(errors) == len(records):
+        raise InvalidInput(
+            f"None of the {len(records)} units could be measured; the first: {records[0]['error']}"
+        )
     return 0
 
 
@@ -113,8 +131,12 @@ def _print_table(
         table.add_column(f"{label}\nIR inst", justify="right")
     if pipeline:
         table.add_column(f"smaller\nthan -Oz\n({objective.value})", justify="right")
+    failed = [record for record in records if record.get("error")]
     for record in records:
         row = [record["program"]]
+        if record.get("error"):
+            table.add_row(*row, "error (below)", *[""] * (len(table.columns) - 2))
+            continue
         for key, _ in columns:
             row += [str(record[key]["binary_size"])] if objective.needs_object else []
             row.append(str(record[key]["ir_instructions"]))
@@ -126,3 +148,11 @@ def _print_table(
     console.print(table)
     if pipeline:
         console.print(f"passes: {pipeline}", highlight=False, markup=False, soft_wrap=True)
+    for record in failed:
+        console.print(
+            f"  {record['program']}: {record['error']}", highlight=False, markup=False, soft_wrap=True
+        )
+    if failed:
+        console.print(
+            f"{len(failed)} of {len(records)} units could not be measured (reasons above)", highlight=False
+        )

@@ -1,4 +1,13 @@
-"""``llm-compiler optimize``: a model's pass lists, measured and validated, or -Oz."""
+"""``llm-compiler optimize``: a model's pass lists, measured and validated, or -Oz.
+
+A unit that cannot be optimized (IR this LLVM cannot read, a crash, an object or a
+check that cannot read the unit's objects) is reported with its reason, in the table,
+as a JSON record with ``error`` (``--json``) and in ``errors.jsonl`` (``--out``), and
+the others go on; it is not in ``results.jsonl``, so ``--resume`` tries it again. The
+exit status is 0 when any unit was optimized; when none was, it is the error of a
+single unit (status 2), or for several a one-paragraph error naming the first. A
+model's backend failing (``ModelError``) still ends the run.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +39,9 @@ from llm_compiler.core.metrics import gains_text
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import InvalidInput
+from llm_compiler.errors import InvalidInput, LlmCompilerError, reason_of
 from llm_compiler.files import RunDir, atomic_write_bytes
+from llm_compiler.models.base import ModelError
 from llm_compiler.models.optimize import (
     FLAG_TUNING_BUDGET,
     ListOptimizer,
@@ -56,6 +67,7 @@ EXAMPLES = """examples:
 
 EMITS = {"obj": ".o", "ir": ".ll", "asm": ".s"}
 RESULTS = "results.jsonl"
+ERRORS = "errors.jsonl"
 
 
 def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -125,7 +137,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     out.add_argument(
         "--out",
         metavar="DIR",
-        help=f"write {RESULTS} (one record per unit, as it is done), settings.json and each kept result",
+        help=f"write {RESULTS} (one record per unit, as it is done), settings.json, each kept result and "
+        f"{ERRORS} (the units that could not be optimized, with the reason)",
     )
     out.add_argument(
         "--resume",
@@ -197,8 +210,15 @@ def run(args: argparse.Namespace) -> int:
                 optimizer = ModelOptimizer(compiler, model, gate, settings, jobs=jobs, policy=policy)
                 results += _run(optimizer, todo, compiler, args, folder, console)
     records = [r.to_json() if isinstance(r, UnitResult) else r for r in results]
+    failed = [record for record in records if record.get("error")]
+    if len(failed) == len(records) == 1:
+        raise failed[0]["exception"]  # one unit: its own error, as before
     if not args.json:
         _print(Console(), records, objective)
+    if failed and len(failed) == len(records):
+        raise InvalidInput(
+            f"None of the {len(records)} units could be optimized; the first: " + str(failed[0]["error"])
+        )
     return 0
 
 
@@ -221,13 +241,26 @@ def _run(
     args: argparse.Namespace,
     folder: RunDir | None,
     console: Console,
-) -> list[UnitResult]:
-    results = []
+) -> list[UnitResult | dict[str, Any]]:
+    results: list[UnitResult | dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
     programs: dict[str, Program] = {}
+    if folder:  # the units of an earlier run's errors are tried again: this run says how they fare
+        (folder.path / ERRORS).unlink(missing_ok=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task(f"optimize with {optimizer.spec}", total=len(sources))
-        for result in optimizer.run(sources, loaded=programs):
+        for result in _outcomes(optimizer, sources, compiler, programs):
+            if isinstance(result, dict):
+                failures.append(result)
+                if folder:
+                    folder.write_text(ERRORS, "".join(json.dumps(f) + "\n" for f in _shown(failures)))
+                if args.json:
+                    sys.stdout.write(json.dumps(next(_shown([result]))) + "\n")
+                    sys.stdout.flush()
+                results.append(result)
+                progress.advance(task)
+                continue
             record = result.to_json()
             target = Path(args.output) if args.output else None
             if folder and not target:
@@ -243,6 +276,64 @@ def _run(
             results.append(result)
             progress.advance(task)
     return results
+
+
+def _outcomes(
+    optimizer: ListOptimizer, sources: list[ProgramSource], compiler: Compiler, programs: dict[str, Program]
+) -> Iterator[UnitResult | dict[str, Any]]:
+    """Each unit's result, or for a unit that cannot be loaded or optimized a failure
+    record (``unit``, ``status: "error"``, ``error``, and the ``exception``), in order.
+
+    Units go to the optimizer a batch at a time, as :meth:`ListOptimizer.run` takes them;
+    when a batch stops on a unit, its units not yet done go again one at a time, so the
+    failure is pinned on its unit and the others are optimized.
+    """
+    size = max(1, optimizer.batch_size)
+    for start in range(0, len(sources), size):
+        batch = []
+        for source in sources[start : start + size]:
+            try:
+                programs[source.name] = programs.get(source.name) or source.load(compiler)
+            except LlmCompilerError as error:
+                yield _failure(optimizer, source, error)
+                continue
+            batch.append(source)
+        done: set[str] = set()
+        try:
+            for result in optimizer.run(batch, loaded=programs):
+                done.add(result.unit)
+                yield result
+            continue
+        except ModelError:
+            raise
+        except LlmCompilerError:
+            pass  # which unit stopped the batch is found below, one unit at a time
+        for source in batch:
+            if source.name in done:
+                continue
+            try:
+                yield from optimizer.run([source], loaded=programs)
+            except ModelError:
+                raise
+            except LlmCompilerError as error:
+                yield _failure(optimizer, source, error)
+
+
+def _failure(optimizer: ListOptimizer, source: ProgramSource, error: LlmCompilerError) -> dict[str, Any]:
+    return {
+        "unit": source.name,
+        "model": optimizer.spec,
+        "llvm_version": optimizer.compiler.llvm_version,
+        "status": "error",
+        "error": reason_of(error, 2000),
+        "exception": error,
+    }
+
+
+def _shown(failures: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Failure records as written (without the exception object)."""
+    for failure in failures:
+        yield {key: value for key, value in failure.items() if key != "exception"}
 
 
 def _write(compiler: Compiler, program: Program, pipeline: str, emit: str, target: Path) -> None:
@@ -261,7 +352,9 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/")).strip("_")[-120:] or "unit"
 
 
-def _print(console: Console, records: list[dict[str, Any]], objective: Objective) -> None:
+def _print(console: Console, everything: list[dict[str, Any]], objective: Objective) -> None:
+    records = [record for record in everything if not record.get("error")]
+    failed = [record for record in everything if record.get("error")]
     rows = [
         (
             record["unit"],
@@ -271,7 +364,7 @@ def _print(console: Console, records: list[dict[str, Any]], objective: Objective
             record["chosen"] if not record["fallback"] else f"-Oz: {record['fallback']}",
         )
         for record in records
-    ]
+    ] + [(record["unit"], "-", "-", "-", "error (below)") for record in failed]
     table = results_table(
         f"Pass lists ({objective.description}; -Oz kept when no list validated)",
         "unit", ("-Oz", "kept", "vs -Oz"), "pass list, or why -Oz", rows, console.width,
@@ -285,12 +378,15 @@ def _print(console: Console, records: list[dict[str, Any]], objective: Objective
                 markup=False,
                 soft_wrap=True,
             )
+    for record in failed:
+        console.print(f"  {record['unit']}: {record['error']}", highlight=False, markup=False, soft_wrap=True)
     reasons = Counter(record["fallback"] for record in records if record["fallback"])
     improved = sum(1 for record in records if record["binary_size"] < record["oz_size"])
     console.print(
         gains_text([(record["oz_size"], record["binary_size"]) for record in records], objective)
         + f"; units improved: {improved}/{len(records)}"
-        + ("; -Oz kept: " + ", ".join(f"{n} {why}" for why, n in reasons.most_common()) if reasons else ""),
+        + ("; -Oz kept: " + ", ".join(f"{n} {why}" for why, n in reasons.most_common()) if reasons else "")
+        + (f"; {len(failed)} could not be optimized (reasons above)" if failed else ""),
         highlight=False,
         soft_wrap=True,
     )

@@ -23,7 +23,8 @@ from llm_compiler.cli.options import (
 from llm_compiler.errors import InvalidInput
 from llm_compiler.files import atomic_write_text
 from llm_compiler.predictor.dataset import POOL_SIZE, build_training_data, data_from_table, pool_from_runs
-from llm_compiler.predictor.ranker import CANDIDATES, fit, load
+from llm_compiler.predictor.fit import CANDIDATES, fit
+from llm_compiler.predictor.ranker import load
 from llm_compiler.predictor.shipped import ranker_file, shipped_pool
 from llm_compiler.predictor.table import SHARD_SIZE, build_table, read_table
 
@@ -161,14 +162,19 @@ def run_table(args: argparse.Namespace) -> int:
     finally:
         executor.close()
     table = read_table(Path(args.out))
-    Console().print(
+    out = Console()
+    out.print(
         f"{args.out}: {len(table.units)} units x {len(table.pipelines)} lists in {counts['shards']} shards "
         f"({counts['written']} written now, {counts['skipped']} there already; {counts['failed']} units "
         f"failed and left out); {sum(s['seconds'] for s in table.shards):.0f} s of measuring in all",
         highlight=False,
         soft_wrap=True,
     )
-    return 0
+    # A unit that cannot be measured is left out with its reason (in its shard's first line).
+    failed = {name: reason for shard in table.shards for name, reason in shard.get("failed", {}).items()}
+    for name, reason in sorted(failed.items()):
+        out.print(f"  left out {name}: {reason}", highlight=False, markup=False, soft_wrap=True)
+    return 1 if failed and not table.units else 0
 
 
 def run_train(args: argparse.Namespace) -> int:

@@ -134,7 +134,10 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="try the K most common best lists on every program (default: 100; 0: off)",
     )
     search.add_argument(
-        "--no-validate", action="store_true", help="report best lists without running them (unsafe)"
+        "--no-validate",
+        action="store_true",
+        help="report best lists without running them (unsafe; their records say validated: false, "
+        "and `llm-compiler cc --results` does not use them)",
     )
     search.add_argument(
         "--max-rejections",

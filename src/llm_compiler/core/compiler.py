@@ -47,6 +47,7 @@ from llm_compiler.core.engines import (
     Engine,
     InProcessEngine,
     SubprocessEngine,
+    check_llvm_options,
     run_llc,
 )
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
@@ -84,10 +85,15 @@ class Compiler:
         keep_ir: Keep the optimized IR of each compile (bounded like the objects), so
             that :meth:`optimize` of a list measured before runs nothing: the compiler
             driver measures candidates, then lowers the one it keeps.
+        llvm_options: LLVM options given to every ``opt`` and ``llc`` run, as ``clang
+            -mllvm X`` gives them to its optimizer and code generator (a build's
+            ``-mllvm``); checked by :func:`~llm_compiler.core.engines.check_llvm_options`.
+            They need the subprocess engine (``auto`` picks it).
 
     Raises:
         ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
-        InvalidInput: An unknown engine name.
+        InvalidInput: An unknown engine name; an LLVM option that is not one, or
+            ``engine="inprocess"`` with LLVM options.
 
     Example::
 
@@ -105,10 +111,12 @@ class Compiler:
         engine: Engine | str = Engine.AUTO,
         workers: int | None = None,
         keep_ir: bool = False,
+        llvm_options: Iterable[str] = (),
     ) -> None:
         self.toolchain = toolchain or find_toolchain()
         self.timeout = timeout
         self.allow_extra = tuple(allow_extra)
+        self.llvm_options = check_llvm_options(tuple(llvm_options))
         self.workers = workers or os.cpu_count() or 1
         self._engine, self.engine_note = self._choose_engine(Engine.parse(engine))
         self._checked: dict[str, None] = {}
@@ -123,8 +131,15 @@ class Compiler:
         self.counts: Counter[str] = Counter()
 
     def _choose_engine(self, engine: Engine) -> tuple[CompileEngine, str]:
-        if engine is Engine.SUBPROCESS:
-            return SubprocessEngine(self.toolchain, self.timeout), "subprocess engine (opt, llc), as asked"
+        if self.llvm_options and engine is Engine.INPROCESS:
+            raise InvalidInput(
+                f"LLVM options ({' '.join(self.llvm_options)}) are given to opt and llc processes: "
+                "use the subprocess engine (or auto) with them."
+            )
+        if engine is Engine.SUBPROCESS or self.llvm_options:
+            why = "as asked" if engine is Engine.SUBPROCESS else "for the LLVM options"
+            engine_ = SubprocessEngine(self.toolchain, self.timeout, self.llvm_options)
+            return engine_, f"subprocess engine (opt, llc), {why}"
         try:
             library = load_library(self.toolchain)
         except ToolchainError as error:
@@ -206,8 +221,8 @@ class Compiler:
         ``llm-compiler compile FILE -o FILE.ll`` writes)."""
         source = program.source if program.language == "ir" and program.source else f"{program.name}.ll"
         if pipeline is None:
-            return [str(self.toolchain.tool("llc")), "-filetype=obj", source]
-        return [str(self.toolchain.tool("opt")), f"-passes={pipeline}", source]
+            return [str(self.toolchain.tool("llc")), *self.llvm_options, "-filetype=obj", source]
+        return [str(self.toolchain.tool("opt")), *self.llvm_options, f"-passes={pipeline}", source]
 
     # Loading -----------------------------------------------------------------
 
@@ -414,7 +429,9 @@ class Compiler:
     def lower(self, ir: str, *, filetype: str = "obj", name: str = "<ir>") -> bytes:
         """Lowers IR text with ``llc`` to object bytes or assembly (``filetype``
         ``"obj"`` or ``"asm"``). Always a subprocess: the file itself is wanted."""
-        return run_llc(self.toolchain, ir, filetype, timeout=self.timeout, name=name)
+        return run_llc(
+            self.toolchain, ir, filetype, timeout=self.timeout, name=name, llvm_options=self.llvm_options
+        )
 
     def compile_to(self, program: Program, passes: PassList | None, output: Path) -> Path:
         """Writes the program after ``passes`` as .ll, .bc, .o or .s (by ``output``'s suffix).

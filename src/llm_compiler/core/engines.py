@@ -17,7 +17,8 @@ LLVM library loads.
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from llm_compiler.core.program import CompileResult, IRCount, Measurement, Program
@@ -31,6 +32,38 @@ from llm_compiler.toolchain.worker_pool import WorkerPool
 
 #: What a compile can return besides its measurement.
 OUTPUTS = frozenset({"ir", "asm", "obj"})
+
+#: An LLVM option as ``clang -mllvm`` passes it: ``-name`` or ``-name=value``.
+_LLVM_OPTION = re.compile(r"--?([A-Za-z][\w.-]*)(=[^\0]*)?")
+#: Options of ``opt`` and ``llc`` themselves (their input, output, pipeline, level,
+#: plugins): not LLVM options a build may set.
+_TOOL_OPTIONS = frozenset(
+    {"o", "S", "f", "p", "x", "passes", "load", "load-pass-plugin", "filetype", "disable-output",
+     "help", "help-hidden", "help-list", "version", "mtriple", "march", "O", "O0", "O1", "O2", "O3",
+     "Os", "Oz", "Og"}
+)  # fmt: skip
+
+
+def check_llvm_options(options: Sequence[str]) -> tuple[str, ...]:
+    """``options`` checked as LLVM options (what ``clang -mllvm X`` gives LLVM), for
+    ``opt`` and ``llc`` to take beside their own arguments.
+
+    Raises:
+        InvalidInput: An option is not of the form ``-name`` or ``-name=value``, or is
+            one of opt's or llc's own (input, output, pipeline, level, plugin).
+
+    Example:
+        >>> check_llvm_options(["-inline-threshold=10"])
+        ('-inline-threshold=10',)
+    """
+    for option in options:
+        found = _LLVM_OPTION.fullmatch(option)
+        if found is None or found.group(1) in _TOOL_OPTIONS:
+            raise InvalidInput(
+                f"{option!r} is not an LLVM option opt and llc can be given: -mllvm takes "
+                "-name or -name=value, other than their input, output, pipeline and -O options."
+            )
+    return tuple(options)
 
 
 class Engine(enum.StrEnum):
@@ -89,12 +122,22 @@ def subject(program: Program, pipeline: str | None) -> str:
     return f"{program.name} with -passes='{pipeline}'" if pipeline else program.name
 
 
-def run_llc(toolchain: Toolchain, ir: str, filetype: str, *, timeout: float, name: str) -> bytes:
-    """``llc -filetype=obj|asm`` on IR text, as a process; returns what it writes."""
+def run_llc(
+    toolchain: Toolchain,
+    ir: str,
+    filetype: str,
+    *,
+    timeout: float,
+    name: str,
+    llvm_options: Sequence[str] = (),
+) -> bytes:
+    """``llc -filetype=obj|asm`` on IR text, as a process; returns what it writes.
+    ``llvm_options`` come first (checked by :func:`check_llvm_options`)."""
     if filetype not in ("obj", "asm"):
         raise ValueError(f"filetype must be 'obj' or 'asm', not {filetype!r}")
+    options = check_llvm_options(llvm_options)
     result = run_command(
-        fixed_layout([toolchain.tool("llc"), f"-filetype={filetype}", "-o", "-", "-"]),
+        fixed_layout([toolchain.tool("llc"), *options, f"-filetype={filetype}", "-o", "-", "-"]),
         timeout=timeout,
         input=ir.encode(),
         subject=name,
@@ -103,16 +146,19 @@ def run_llc(toolchain: Toolchain, ir: str, filetype: str, *, timeout: float, nam
 
 
 class SubprocessEngine:
-    """Runs ``opt -passes=P -S`` and ``llc -filetype=obj|asm`` as processes."""
+    """Runs ``opt -passes=P -S`` and ``llc -filetype=obj|asm`` as processes, each given
+    ``llvm_options`` (:func:`check_llvm_options`) as ``clang -mllvm`` gives them."""
 
     kind = Engine.SUBPROCESS
 
-    def __init__(self, toolchain: Toolchain, timeout: float) -> None:
+    def __init__(self, toolchain: Toolchain, timeout: float, llvm_options: Sequence[str] = ()) -> None:
         self.toolchain = toolchain
         self.timeout = timeout
+        self.llvm_options = check_llvm_options(llvm_options)
 
     def _llc(self, ir: str, filetype: str, name: str) -> bytes:
-        return run_llc(self.toolchain, ir, filetype, timeout=self.timeout, name=name)
+        options = self.llvm_options
+        return run_llc(self.toolchain, ir, filetype, timeout=self.timeout, name=name, llvm_options=options)
 
     def _measure(self, ir: str, obj: bytes, pipeline: str | None) -> Measurement:
         size = berkeley_size(obj)
@@ -145,7 +191,9 @@ class SubprocessEngine:
         if pipeline is None:
             return program.ir
         return run_command(
-            fixed_layout([self.toolchain.tool("opt"), f"-passes={pipeline}", "-S", "-o", "-", "-"]),
+            fixed_layout(
+                [self.toolchain.tool("opt"), *self.llvm_options, f"-passes={pipeline}", "-S", "-o", "-", "-"]
+            ),
             timeout=self.timeout,
             input=program.ir.encode(),
             subject=subject(program, pipeline),

@@ -1,35 +1,48 @@
-"""Reading a clang or gcc command line: does it compile one C or C++ unit to an object?
+"""Reading a clang or gcc command line: does it compile C or C++ units to objects?
 
 A build runs its compiler for many things: compiling a source to an object, linking,
 preprocessing, assembling, asking for the version. The driver splits only the first
-kind into its own steps; :func:`classify` tells them apart and returns either a
-:class:`UnitCompile` (with the command lines the driver's steps need) or a
-:class:`Passthrough` (run clang with the arguments unchanged, and say why).
+kind into its own steps; :func:`classify` tells them apart and returns a
+:class:`UnitCompile` (with the command lines the driver's steps need), a
+:class:`SeveralUnits` (``-c a.c b.c``: one unit compile per source, each writing its
+own object as clang names it) or a :class:`Passthrough` (run clang, and say why).
 
-A *unit compile* has ``-c``, exactly one input, which is a C or C++ source (by suffix,
-or by ``-x c`` / ``-x c++`` before it), and none of: ``-E``, ``-S``, ``-emit-llvm``,
-``-M``/``-MM``, ``-fsyntax-only``, standard input ``-``, a response file ``@FILE``,
-``-flto``, an object written to standard output, version or help queries, or
-instrumentation that LLVM passes insert (sanitizers, profiling, coverage, ``-pg``:
-the driver runs its own pass list, which would leave them out). From such a line:
+A *unit compile* has ``-c``, one input, which is a C or C++ source (by suffix, or by
+``-x c`` / ``-x c++`` before it), and none of: ``-E``, ``-S``, ``-emit-llvm``,
+``-M``/``-MM``, ``-fsyntax-only``, standard input ``-``, ``-flto``, an object written to
+standard output, version or help queries, files clang names after its own output
+(``-fstack-usage``, optimization records, ``-ftime-trace``), or instrumentation that
+LLVM passes insert (sanitizers, profiling, coverage, ``-pg``: the driver runs its own
+pass list, which would leave them out). ``@FILE`` response files are expanded before
+(:mod:`llm_compiler.driver.response_files`). From such a line:
 
 * the **front-end arguments** are the line without ``-c``, ``-o`` and the ``-O``
   levels (the driver decides the optimization); when the build asked for a
   dependency file (``-MD``, ``-MMD``) the file and its make target are made explicit
   (``-MF``, ``-MQ <object>``), as clang would have named them, since the front end
   writes IR, not the object;
-* the **code-generation flags** are those that still matter when IR is lowered to an
-  object (``-fPIC``, ``-m*``, ``-g*``, ``--target=``, ``-ffunction-sections``,
-  ``-Wa,...``...);
+* the **code-generation flags** are every other option of the line but those only the
+  front end reads (:data:`~llm_compiler.driver.options.FRONTEND_ONLY`: preprocessing,
+  dependency files, the language standard and dialect, AST plugins). Warning options
+  reach the lowering too: backend diagnostics (``-Wframe-larger-than=``, the
+  ``warning`` attribute) depend on them, and on ``-Werror``;
+* the **LLVM options** are the values of ``-mllvm``: clang gives them to the
+  optimizer and the code generator of one process, so the driver gives them to
+  ``opt`` and to the lowering;
 * the **fallback arguments** are the line with ``-Oz`` in place of its ``-O`` levels:
   what runs when the driver's own steps fail.
+
+A command left to clang runs with ``-Oz`` in place of its ``-O`` levels too
+(:attr:`Passthrough.arguments`), unless it is a query: the build's ``-O`` levels are
+ignored everywhere the driver compiles, so a precompiled header, an ``-E`` or an
+``-flto`` object sees what the driver's own compiles see.
 
 Everything here is a pure function of the argument list; nothing is run.
 
 Example:
     >>> unit = classify(["-Wall", "-O2", "-g", "-c", "blocksort.c"])
     >>> unit.output, unit.frontend_arguments, unit.codegen_flags
-    ('blocksort.o', ('-Wall', '-g', 'blocksort.c'), ('-g',))
+    ('blocksort.o', ('-Wall', '-g', 'blocksort.c'), ('-Wall', '-g'))
     >>> classify(["-o", "bzip2", "bzip2.o", "-L.", "-lbz2"]).reason
     'no -c: not a compile to an object'
 """
@@ -41,74 +54,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_compiler.driver.options import (
+    ATTACHED_VALUE,
+    DIALECT_F,
+    FRONTEND_ONLY,
+    FRONTEND_ONLY_PREFIXES,
+    LEVEL,
+    NOT_A_UNIT,
+    NOT_A_UNIT_PREFIXES,
+    QUERIES,
+    SEPARATE_VALUE,
+)
 from llm_compiler.toolchain.frontend import C_SUFFIXES, CXX_SUFFIXES
-
-#: Options whose value is the next argument (so that value is not an input file).
-_SEPARATE_VALUE = frozenset(
-    {
-        "-o", "-x", "-I", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote", "-idirafter",
-        "-iprefix", "-iwithprefix", "-iwithprefixbefore", "-isysroot", "-imultilib", "-MF", "-MT",
-        "-MQ", "-MJ", "-L", "-l", "-Xclang", "-Xlinker", "-Xassembler", "-Xpreprocessor",
-        "-Xanalyzer", "-target", "-arch", "-u", "-z", "-T", "-e", "-mllvm", "--param", "-aux-info",
-        "-include-pch", "-serialize-diagnostics", "-F", "-framework", "-dependency-file",
-        "-dependency-dot", "-gcc-toolchain", "--sysroot", "-B", "-specs", "-working-directory",
-    }
-)  # fmt: skip
-
-#: Options with a value that may also be attached (``-oFILE``, ``-xc``, ``-MFdeps.d``).
-_ATTACHED_VALUE = ("-o", "-x", "-MF", "-MT", "-MQ")
-
-#: Options that make a line something other than a unit compile to an object.
-_NOT_A_UNIT = {
-    "-E": "preprocessing (-E)",
-    "-S": "assembly output (-S)",
-    "-emit-llvm": "IR output (-emit-llvm)",
-    "-emit-ast": "AST output (-emit-ast)",
-    "-M": "dependency listing (-M)",
-    "-MM": "dependency listing (-MM)",
-    "-fsyntax-only": "syntax check (-fsyntax-only)",
-    "-###": "command listing (-###)",
-    "--version": "version query",
-    "-dumpversion": "version query",
-    "-dumpfullversion": "version query",
-    "-dumpmachine": "target query",
-    "-dumpspecs": "specs query",
-    "--help": "help",
-    "-help": "help",
-    "-save-temps": "-save-temps keeps clang's own intermediate files",
-    "-gsplit-dwarf": "split DWARF (.dwo) is named after clang's own output",
-    "-pg": "profiling instrumentation (-pg) is inserted by LLVM passes",
-    "--coverage": "coverage instrumentation is inserted by LLVM passes",
-    "-fprofile-arcs": "coverage instrumentation is inserted by LLVM passes",
-    "-ftest-coverage": "coverage instrumentation is inserted by LLVM passes",
-}
-_NOT_A_UNIT_PREFIXES = {
-    "-print-": "a query (-print-*)",
-    "--print-": "a query (--print-*)",
-    "-flto": "link-time optimization (-flto) cannot be split",
-    "-fsanitize=": "sanitizers are inserted by LLVM passes",
-    "-fsanitize-coverage=": "sanitizer coverage is inserted by LLVM passes",
-    "-fprofile-generate": "profiling instrumentation is inserted by LLVM passes",
-    "-fprofile-instr-generate": "profiling instrumentation is inserted by LLVM passes",
-    "-fcs-profile-generate": "profiling instrumentation is inserted by LLVM passes",
-    "-fprofile-use": "profile-guided optimization runs in LLVM's own pipeline",
-    "-fprofile-instr-use": "profile-guided optimization runs in LLVM's own pipeline",
-    "-fmemory-profile": "memory profiling is inserted by LLVM passes",
-    "-finstrument-function": "function instrumentation is inserted by LLVM passes",
-    "-fpass-plugin=": "LLVM pass plugins run in LLVM's own pipeline",
-    "-save-temps=": "-save-temps keeps clang's own intermediate files",
-    "-gsplit-dwarf=": "split DWARF (.dwo) is named after clang's own output",
-}
-
-#: ``-f`` flags (after ``-f`` and an optional ``no-``) that matter when IR is lowered.
-_CODEGEN_F = (
-    "pic", "PIC", "pie", "PIE", "function-sections", "data-sections", "unique-section-names",
-    "basic-block-sections", "emulated-tls", "integrated-as", "asynchronous-unwind-tables",
-    "unwind-tables", "omit-frame-pointer", "stack-protector", "cf-protection", "plt",
-    "stack-clash-protection", "split-machine-functions", "stack-size-section", "xray", "addrsig",
-)  # fmt: skip
-_CODEGEN_EXACT = frozenset({"-no-integrated-as", "-integrated-as"})
-_CODEGEN_WITH_VALUE = frozenset({"-target", "-mllvm", "-Xassembler"})
 
 #: The name of a C or C++ compiler executable (``cc``, ``gcc-12``, ``clang++-19``,
 #: ``x86_64-linux-gnu-g++``), as CMake's compiler launcher passes it.
@@ -123,15 +80,19 @@ _DEPENDENCY_OPTIONS = frozenset({"-MD", "-MMD", "-MF", "-MT", "-MQ", "-MP", "-MG
 
 @dataclass(frozen=True)
 class Passthrough:
-    """A command the driver leaves to clang, arguments unchanged.
+    """A command the driver leaves to clang.
 
     Attributes:
         reason: Why it is not a unit compile (for the log).
         compiles: Whether it has ``-c`` (a compile the driver did not optimize).
+        arguments: The line clang runs: the build's, with ``-Oz`` in place of its ``-O``
+            levels unless it is a query (module docstring); empty when unknown (the
+            build's line runs).
     """
 
     reason: str
     compiles: bool = False
+    arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,6 +112,8 @@ class UnitCompile:
         dependency_output: The dependency file the build asked for (``-MD``...), or None.
         listing_arguments: The front-end line without its dependency-file options, for
             ``clang -M`` to list the files the front end reads.
+        llvm_options: The values of the line's ``-mllvm`` options, in order (what
+            ``opt`` is given too).
     """
 
     arguments: tuple[str, ...]
@@ -163,6 +126,7 @@ class UnitCompile:
     optimization_flags: tuple[str, ...] = ()
     dependency_output: str | None = None
     listing_arguments: tuple[str, ...] = ()
+    llvm_options: tuple[str, ...] = ()
 
     @property
     def position_flags(self) -> tuple[str, ...]:
@@ -174,6 +138,18 @@ class UnitCompile:
         """The front-end line without its dependency-file options and position flags: the
         unit as a build compiles it for a static object (the compiler's default)."""
         return tuple(flag for flag in self.listing_arguments if flag not in POSITION_FLAGS)
+
+
+@dataclass(frozen=True)
+class SeveralUnits:
+    """``-c`` with several C or C++ sources: one unit compile per source, in order, each
+    writing its own object (the source's stem + ``.o``), as clang does.
+
+    Attributes:
+        units: The units, each with the line's options and its one source.
+    """
+
+    units: tuple[UnitCompile, ...]
 
 
 #: Flags that choose position-independent code: a project that builds a static and a
@@ -204,7 +180,7 @@ def _tokens(arguments: Sequence[str]) -> list[_Token]:
         index += 1
         if argument == "-" or not argument.startswith("-"):
             tokens.append(_Token((argument,), "", argument))
-        elif argument in _SEPARATE_VALUE:
+        elif argument in SEPARATE_VALUE:
             if index < len(arguments):
                 tokens.append(_Token((argument, arguments[index]), argument, arguments[index]))
                 index += 1
@@ -212,7 +188,7 @@ def _tokens(arguments: Sequence[str]) -> list[_Token]:
                 tokens.append(_Token((argument,), argument, None))
         else:
             attached = next(
-                (name for name in _ATTACHED_VALUE if argument.startswith(name) and len(argument) > len(name)),
+                (name for name in ATTACHED_VALUE if argument.startswith(name) and len(argument) > len(name)),
                 None,
             )
             if attached == "-o" and argument.startswith("-obj"):
@@ -254,12 +230,12 @@ def _why_not_a_unit(tokens: Sequence[_Token]) -> str | None:
             if token.text[0].startswith("@"):
                 return "response file (@FILE)"
             continue
-        if token.name in _NOT_A_UNIT:
-            return _NOT_A_UNIT[token.name]
-        for prefix, reason in _NOT_A_UNIT_PREFIXES.items():
+        if token.name in NOT_A_UNIT:
+            return NOT_A_UNIT[token.name]
+        for prefix, reason in NOT_A_UNIT_PREFIXES.items():
             if token.name.startswith(prefix):
                 return reason
-        if token.name in _SEPARATE_VALUE and token.value is None:
+        if token.name in SEPARATE_VALUE and token.value is None:
             return f"{token.name} without its value"
     return None
 
@@ -284,21 +260,25 @@ def dependency_file(output: str) -> str:
     return str(Path(output).with_suffix(".d"))
 
 
-def classify(arguments: Sequence[str]) -> UnitCompile | Passthrough:
-    """Classifies a compiler command line (the arguments after the compiler's name).
+def classify(arguments: Sequence[str]) -> UnitCompile | SeveralUnits | Passthrough:
+    """Classifies a compiler command line (the arguments after the compiler's name, its
+    ``@FILE`` response files expanded).
 
     Args:
         arguments: The arguments as the build passed them.
 
     Returns:
-        A :class:`UnitCompile` for a compile of one C or C++ unit to an object, else a
+        A :class:`UnitCompile` for a compile of one C or C++ unit to an object, a
+        :class:`SeveralUnits` for ``-c`` with several such sources, else a
         :class:`Passthrough` saying why not.
 
     Example:
-        >>> classify(["-c", "a.c", "b.c"]).reason
-        'several inputs (2)'
+        >>> [unit.output for unit in classify(["-c", "a.c", "src/b.c"]).units]
+        ['a.o', 'b.o']
         >>> classify(["-E", "-x", "c", "-"]).reason
         'preprocessing (-E)'
+        >>> classify(["-O2", "-flto", "-c", "a.c"]).arguments
+        ('-flto', '-c', 'a.c', '-Oz')
     """
     tokens = _tokens(arguments)
     compiles = any(token.name == "-c" for token in tokens)
@@ -306,24 +286,56 @@ def classify(arguments: Sequence[str]) -> UnitCompile | Passthrough:
     if reason is None and not compiles:
         reason = "no -c: not a compile to an object"
     inputs = _inputs(tokens)
+    outputs = [token.value for token in tokens if token.name == "-o"]
     if reason is None:
         if not inputs:
             reason = "no input file"
         elif len(inputs) > 1:
             reason = f"several inputs ({len(inputs)})"
+            named = outputs or any(token.name in ("-MF", "-MT", "-MQ") for token in tokens)
+            if not named and all(name != "-" and language is not None for name, language in inputs):
+                return SeveralUnits(tuple(_one_of(tokens, index) for index in range(len(inputs))))
         elif inputs[0][0] == "-":
             reason = "source on standard input"
         elif inputs[0][1] is None:
             reason = f"{inputs[0][0]} is not a C or C++ source"
-    outputs = [token.value for token in tokens if token.name == "-o"]
     if reason is None and outputs and outputs[-1] == "-":
         reason = "object written to standard output"
     if reason is not None:
-        return Passthrough(reason, compiles)
+        return Passthrough(reason, compiles, _at_oz(tokens, reason))
     source, language = inputs[0]
     assert language is not None
     output = str(outputs[-1]) if outputs else default_output(source)
     return _split(tuple(arguments), tokens, source, language, output)
+
+
+def _one_of(tokens: Sequence[_Token], wanted: int) -> UnitCompile:
+    """The unit of input number ``wanted`` of a line with several: the line without the
+    other inputs, and without the ``-x`` options after that input."""
+    kept: list[_Token] = []
+    seen = -1
+    for token in tokens:
+        if token.is_input:
+            seen += 1
+            if seen != wanted:
+                continue
+        elif token.name == "-x" and seen >= wanted:
+            continue
+        kept.append(token)
+    line = tuple(part for token in kept for part in token.text)
+    [(source, language)] = _inputs(kept)
+    assert language is not None
+    return _split(line, kept, source, language, default_output(source))
+
+
+def _at_oz(tokens: Sequence[_Token], reason: str) -> tuple[str, ...]:
+    """The line clang runs for a command left to it: ``-Oz`` in place of its ``-O``
+    levels, where it has an input or a level and is not a query."""
+    line = tuple(part for token in tokens for part in token.text)
+    has_level = any(LEVEL.fullmatch(token.name) for token in tokens)
+    if reason in QUERIES or not (has_level or any(token.is_input for token in tokens)):
+        return line
+    return (*(part for token in tokens if not LEVEL.fullmatch(token.name) for part in token.text), "-Oz")
 
 
 @dataclass(frozen=True)
@@ -340,10 +352,77 @@ class LinkCommand:
     inputs: tuple[str, ...]
     output: str
 
-    def with_output(self, output: str) -> list[str]:
-        """The line writing ``output`` instead (its ``-o`` options replaced)."""
-        kept = [part for token in _tokens(self.arguments) if token.name != "-o" for part in token.text]
+    def with_output(self, output: str, side_outputs: str | None = None) -> list[str]:
+        """The line writing ``output`` instead (its ``-o`` options replaced); with
+        ``side_outputs`` (a folder), the linker's other files (:meth:`side_outputs`)
+        are written there instead, as ``<folder>/<n>-<name>``."""
+        rewritten = self._with_side_outputs(side_outputs)[0] if side_outputs is not None else self.arguments
+        kept = [part for token in _tokens(rewritten) if token.name != "-o" for part in token.text]
         return [*kept, "-o", output]
+
+    def side_outputs(self, folder: str) -> list[tuple[str, str]]:
+        """The files the linker writes besides the output (``-Wl,-Map=FILE``,
+        ``--out-implib``, ``--dependency-file``, ``--why-extract``, in any of the forms
+        ``-Wl,`` and ``-Xlinker`` give them), each with where :meth:`with_output` puts it
+        in ``folder``: (as the build named it, in ``folder``).
+
+        Example:
+            >>> line = ["-Wl,-Map=out/app.map", "-Xlinker", "--out-implib", "-Xlinker", "x.a", "a.o"]
+            >>> link = link_command(line)
+            >>> link.side_outputs("/tmp/s")
+            [('out/app.map', '/tmp/s/0-app.map'), ('x.a', '/tmp/s/1-x.a')]
+            >>> link.with_output("app", "/tmp/s")[:4]
+            ['-Wl,-Map=/tmp/s/0-app.map', '-Xlinker', '--out-implib', '-Xlinker']
+        """
+        return self._with_side_outputs(folder)[1]
+
+    def _with_side_outputs(self, folder: str | None) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+        found: list[tuple[str, str]] = []
+
+        def moved(name: str) -> str:
+            target = f"{folder}/{len(found)}-{Path(name).name}"
+            found.append((name, target))
+            return target
+
+        line = list(self.arguments)
+        # Each linker argument: where it is on the line (index, part of a -Wl, list).
+        places: list[tuple[int, int]] = []
+        index = 0
+        while index < len(line):
+            if line[index].startswith("-Wl,"):
+                places += [(index, part) for part in range(1, len(line[index].split(",")))]
+            elif line[index] == "-Xlinker" and index + 1 < len(line):
+                index += 1
+                places.append((index, -1))
+            index += 1
+
+        def read(place: tuple[int, int]) -> str:
+            return line[place[0]] if place[1] < 0 else line[place[0]].split(",")[place[1]]
+
+        def write(place: tuple[int, int], text: str) -> None:
+            if place[1] < 0:
+                line[place[0]] = text
+            else:
+                parts = line[place[0]].split(",")
+                parts[place[1]] = text
+                line[place[0]] = ",".join(parts)
+
+        position = 0
+        while position < len(places):
+            option = read(places[position])
+            name, equals, value = option.partition("=")
+            if name.lstrip("-") in _SIDE_OUTPUT_OPTIONS and name.startswith("-"):
+                if equals and value:
+                    write(places[position], f"{name}={moved(value)}")
+                elif not equals and position + 1 < len(places):
+                    position += 1
+                    write(places[position], moved(read(places[position])))
+            position += 1
+        return tuple(line), found
+
+
+#: Linker options (without their dashes) that write a file besides the output.
+_SIDE_OUTPUT_OPTIONS = frozenset({"Map", "out-implib", "dependency-file", "why-extract"})
 
 
 def link_command(arguments: Sequence[str]) -> LinkCommand | None:
@@ -366,16 +445,16 @@ def link_command(arguments: Sequence[str]) -> LinkCommand | None:
     return LinkCommand(tuple(arguments), inputs, str(outputs[-1]) if outputs else "a.out")
 
 
-def _is_codegen(token: _Token) -> bool:
+def _reaches_lowering(token: _Token) -> bool:
+    """Whether an option of a unit compile is given to the lowering of its IR: every
+    option but those only the front end reads (``FRONTEND_ONLY`` and its prefixes, the
+    dialect's ``-f`` flags)."""
     name = token.name
-    if name in _CODEGEN_WITH_VALUE or name in _CODEGEN_EXACT:
-        return True
-    if name.startswith(("--target=", "-m", "-g", "-Wa,")) and name != "-gcc-toolchain":
-        return True
-    if name.startswith("-f"):
-        flag = name[2:].removeprefix("no-")
-        return flag.startswith(_CODEGEN_F)
-    return False
+    if token.is_input or name in ("-c", "-o", "-x") or LEVEL.fullmatch(name):
+        return False
+    if name in FRONTEND_ONLY or name.startswith(FRONTEND_ONLY_PREFIXES):
+        return False
+    return not (name.startswith("-f") and name[2:].removeprefix("no-").startswith(DIALECT_F))
 
 
 def _dependency_rewrite(tokens: Sequence[_Token], output: str) -> list[str]:
@@ -424,14 +503,14 @@ def _split(
     fallback: list[str] = []
     optimization: list[str] = []
     for token in tokens:
-        if token.name.startswith("-O"):
+        if LEVEL.fullmatch(token.name):
             optimization.append(token.name)
             continue
         fallback += token.text
         if token.name in ("-c", "-o"):
             continue
         frontend += token.text
-        if _is_codegen(token):
+        if _reaches_lowering(token):
             codegen += token.text
     return UnitCompile(
         arguments=arguments,
@@ -446,10 +525,11 @@ def _split(
         listing_arguments=tuple(
             text
             for token in tokens
-            if token.name not in ("-c", "-o") and not token.name.startswith("-O")
+            if token.name not in ("-c", "-o") and not LEVEL.fullmatch(token.name)
             if not _is_dependency_option(token)
             for text in token.text
         ),
+        llvm_options=tuple(str(token.value) for token in tokens if token.name == "-mllvm"),
     )
 
 

@@ -10,9 +10,22 @@ answered with the same bytes after the front end alone.
 
 The store is one SQLite file (WAL mode, a generous busy timeout) shared by every driver
 process of a build, so ``make -j`` writes to it at once without lost or torn entries:
-an entry is one row written in one transaction. It is bounded: past ``max_bytes`` the
-least recently used entries are dropped. Counters of hits, misses and their seconds
-feed ``llm-compiler cc --stats``.
+an entry is written in one transaction. It is bounded: past ``max_bytes`` the least
+recently used entries are dropped. Counters of hits, misses and their seconds feed
+``llm-compiler cc --stats``.
+
+A store or an eviction costs the same in a full 1 GB store as in an empty one
+(``docs/benchmarks.md``): an entry's small columns (key, size, last use, log record)
+are a row of ``objects`` and its bytes a row of ``blobs``, so ordering by last use and
+counting never read an object's pages; and the objects' total is kept in ``meta``,
+updated by triggers on ``objects`` in the transaction of each insert, resize and delete
+(a delete also drops the entry's bytes and its direct-hit rows), so no writer sums the
+sizes, and a writer that deletes or updates rows, this module or another, keeps the
+total right (a replaced entry must be an upsert, not ``INSERT OR REPLACE``, whose
+implicit delete fires no trigger). The
+file's layout is ``PRAGMA user_version`` (:data:`SCHEMA`): a store of an older layout
+is emptied and made anew when first opened for writing (its keys are stale anyway,
+:data:`FORMAT` changed with it); one of a newer layout is left alone and not used.
 
 The cache never breaks a build. A store that cannot be opened for writing (a read-only
 folder, a full disk) is used read-only when it can be, else not at all; an error while
@@ -25,6 +38,7 @@ This module imports nothing heavy: a cache hit must not pay for loading the opti
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -37,49 +51,83 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler import __version__
-from llm_compiler.driver.direct import SOURCES_SCHEMA, STORE_NAME, default_cache_dir, file_digest
+from llm_compiler.driver.direct import (
+    SOURCES_SCHEMA,
+    STORE_NAME,
+    default_cache_dir,
+    file_digest,
+    tool_identity,
+)
 from llm_compiler.errors import InvalidInput
 
-__all__ = ["STORE_NAME", "ObjectCache", "default_cache_dir", "file_digest", "parse_size", "unit_key"]
+__all__ = [
+    "STORE_NAME",
+    "ObjectCache",
+    "default_cache_dir",
+    "file_digest",
+    "llvm_identity",
+    "parse_size",
+    "unit_key",
+]
 
-#: Bumped when what an entry holds, or what its key covers, changes.
-FORMAT = 1
+#: Bumped when what an entry holds, or what its key covers, changes (2: the LLVM tools'
+#: files are part of the key).
+FORMAT = 2
+
+#: The store file's layout, kept as its ``PRAGMA user_version`` (0: the first layout, one
+#: ``objects`` table with the object inside and no running total).
+SCHEMA = 2
 
 #: Default bound of the store's objects, in bytes.
 DEFAULT_MAX_BYTES = 1 << 30
-
-#: Eviction brings the store down to this share of its bound, so it does not run on every store.
-_EVICT_TO = 0.9
 
 #: Seconds a driver waits for another one's write to end.
 _BUSY_SECONDS = 60.0
 
 _SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?)i?B?", re.IGNORECASE)
 
-_SCHEMA = (
-    """
-CREATE TABLE IF NOT EXISTS objects (
+#: The store's tables, made in one transaction (:meth:`ObjectCache._connection`). The
+#: triggers keep ``meta``'s ``bytes`` equal to ``sum(objects.size)`` whoever writes.
+_TABLES = (
+    """CREATE TABLE objects (
     key TEXT PRIMARY KEY,
-    object BLOB NOT NULL,
     size INTEGER NOT NULL,
-    record TEXT NOT NULL,
+    used REAL NOT NULL,
     created REAL NOT NULL,
-    used REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS objects_used ON objects (used);
-CREATE TABLE IF NOT EXISTS counters (
+    record TEXT NOT NULL
+)""",
+    "CREATE INDEX objects_used ON objects (used)",
+    "CREATE TABLE blobs (key TEXT PRIMARY KEY, object BLOB NOT NULL)",
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT INTO meta VALUES ('bytes', 0)",
+    """CREATE TABLE IF NOT EXISTS counters (
     name TEXT PRIMARY KEY,
     count INTEGER NOT NULL,
     seconds REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS choices (
+)""",
+    """CREATE TABLE choices (
     key TEXT PRIMARY KEY,
     choice TEXT NOT NULL,
     created REAL NOT NULL
-);
-"""
-    + SOURCES_SCHEMA
+)""",
+    SOURCES_SCHEMA.strip(),
+    "CREATE INDEX sources_unit_key ON sources (unit_key)",
+    """CREATE TRIGGER objects_inserted AFTER INSERT ON objects BEGIN
+    UPDATE meta SET value = value + NEW.size WHERE name = 'bytes';
+END""",
+    """CREATE TRIGGER objects_resized AFTER UPDATE OF size ON objects BEGIN
+    UPDATE meta SET value = value - OLD.size + NEW.size WHERE name = 'bytes';
+END""",
+    """CREATE TRIGGER objects_deleted AFTER DELETE ON objects BEGIN
+    UPDATE meta SET value = value - OLD.size WHERE name = 'bytes';
+    DELETE FROM blobs WHERE key = OLD.key;
+    DELETE FROM sources WHERE unit_key = OLD.key;
+END""",
 )
+
+#: What a store of an older layout holds (dropped with their indexes and triggers).
+#: The counters stay: their layout has not changed, and they are the store's history.
+_OLD_TABLES = ("objects", "blobs", "meta", "choices", "sources")
 
 
 def parse_size(text: str) -> int:
@@ -106,7 +154,7 @@ def unit_key(ir: bytes, *, language: str, codegen_flags: Sequence[str], llvm: st
         ir: The unit's unoptimized IR as the front end wrote it.
         language: ``c`` or ``c++`` (which clang lowers it).
         codegen_flags: The build's flags used when lowering (``-fPIC``, ``-g``...).
-        llvm: The LLVM version and bin folder.
+        llvm: The LLVM: its version, bin folder and tools' files (:func:`llvm_identity`).
         choosers: What the choosers know (:func:`llm_compiler.cli.cc.chooser_identity`).
 
     Example:
@@ -115,6 +163,33 @@ def unit_key(ir: bytes, *, language: str, codegen_flags: Sequence[str], llvm: st
     """
     header = json.dumps([FORMAT, __version__, language, list(codegen_flags), llvm, choosers])
     return hashlib.sha256(header.encode() + b"\0" + ir).hexdigest()
+
+
+def llvm_identity(llvm: str, tools: Sequence[Path]) -> str:
+    """``llvm`` (version and folder) and the identity of the tools' files, for a unit key.
+
+    An LLVM upgraded in place keeps its version and folder; its programs' files change.
+    Each tool is named as direct hits name it (:func:`~llm_compiler.driver.direct.tool_identity`:
+    the file it resolves to, its size and modification time); a tool that is missing
+    counts as missing. Worked out once per process for each toolchain, since every
+    compile command needs it.
+
+    Example:
+        >>> llvm_identity("19.1.7 (/nowhere)", [Path("/nowhere/opt")])
+        '19.1.7 (/nowhere); [["/nowhere/opt", null, null]]'
+    """
+    return f"{llvm}; {_tools_text(tuple(tools))}"
+
+
+@functools.lru_cache(maxsize=16)
+def _tools_text(tools: tuple[Path, ...]) -> str:
+    identities = []
+    for tool in tools:
+        try:
+            identities.append(tool_identity(tool))
+        except OSError:
+            identities.append([str(tool), None, None])
+    return json.dumps(identities)
 
 
 @dataclass(frozen=True)
@@ -183,18 +258,31 @@ class ObjectCache:
             db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
+            try:
+                if _layout(db) != SCHEMA:
+                    with _transaction(db):  # one driver lays it out; the others find it done
+                        _lay_out(db, self.path)
+            except BaseException:
+                db.close()
+                raise
             self._db = db
             return db
+        except _NewerLayout as error:
+            self._warn(str(error))
+            return None
         except (sqlite3.Error, OSError) as error:
             reason = error
         if self.path.is_file():
             try:  # a read-only folder or a full disk: its entries still serve
                 db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True)
-                db.execute("SELECT count(*) FROM objects").fetchone()
-                self._db, self.read_only = db, True
-                self._warn(f"the cache {self.path} cannot be written ({reason}); it is only read this time.")
-                return db
+                if _layout(db) == SCHEMA:  # (one of another layout has no entry to serve)
+                    db.execute("SELECT count(*) FROM objects").fetchone()
+                    self._db, self.read_only = db, True
+                    self._warn(
+                        f"the cache {self.path} cannot be written ({reason}); it is only read this time."
+                    )
+                    return db
+                db.close()
             except sqlite3.Error:
                 pass
         self._warn(f"the cache {self.directory} is not usable ({reason}); building without it.")
@@ -220,7 +308,10 @@ class ObjectCache:
         if db is None:
             return None
         try:
-            row = db.execute("SELECT object, record FROM objects WHERE key = ?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT blobs.object, objects.record FROM objects JOIN blobs USING (key) WHERE key = ?",
+                (key,),
+            ).fetchone()
             if row is None:
                 return None
             if not self.read_only:
@@ -231,21 +322,25 @@ class ObjectCache:
             return None
 
     def put(self, key: str, obj: bytes, record: Mapping[str, Any]) -> None:
-        """Stores ``obj`` under ``key`` (one transaction), then keeps the store within its bound."""
+        """Stores ``obj`` under ``key`` (one transaction), then keeps the store within its
+        bound; an object larger than the bound is not stored."""
         db = self._connection()
-        if db is None or self.read_only:
+        if db is None or self.read_only or len(obj) > self.max_bytes:
             return
         now = time.time()
         try:
             with _transaction(db):
                 db.execute(
-                    "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, obj, len(obj), json.dumps(dict(record)), now, now),
+                    "INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                    "size = excluded.size, used = excluded.used, created = excluded.created, "
+                    "record = excluded.record",
+                    (key, len(obj), now, now, json.dumps(dict(record))),
                 )
+                db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, obj))
                 _count(db, "stored", 0.0)
-                total = db.execute("SELECT coalesce(sum(size), 0) FROM objects").fetchone()[0]
+                total = _total(db)
                 if total > self.max_bytes:
-                    _evict(db, total, int(self.max_bytes * _EVICT_TO))
+                    _evict(db, total, self.max_bytes)
         except sqlite3.Error as error:
             self._disable(error)
 
@@ -309,10 +404,19 @@ class ObjectCache:
         try:
             db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=_BUSY_SECONDS)
             try:
-                entries, size = db.execute("SELECT count(*), coalesce(sum(size), 0) FROM objects").fetchone()
+                layout = _layout(db)
+                if layout == SCHEMA:
+                    entries, size = db.execute("SELECT count(*) FROM objects").fetchone()[0], _total(db)
+                elif layout > SCHEMA:
+                    raise _NewerLayout(self.path, layout)
+                else:  # the first layout, made anew at the next build: what it holds now
+                    query = "SELECT count(*), coalesce(sum(size), 0) FROM objects"
+                    entries, size = db.execute(query).fetchone() if _has_objects(db) else (0, 0)
                 counters = {name: (n, s) for name, n, s in db.execute("SELECT * FROM counters")}
             finally:
                 db.close()
+        except _NewerLayout as error:
+            raise InvalidInput(str(error)) from error
         except sqlite3.Error as error:
             raise InvalidInput(
                 f"{self.path}: cannot read the cache ({error}); delete the folder to start a new one."
@@ -346,17 +450,66 @@ def _count(db: sqlite3.Connection, name: str, seconds: float) -> None:
     )
 
 
-def _evict(db: sqlite3.Connection, total: int, target: int) -> None:
-    """Drops least recently used entries until the objects' bytes are at most ``target``."""
+class _NewerLayout(sqlite3.DatabaseError):
+    """The store was laid out by a newer llm-compiler: it is not used, nor emptied."""
+
+    def __init__(self, path: Path, layout: int) -> None:
+        super().__init__(
+            f"the cache {path} was written by a newer llm-compiler (layout {layout}, this one reads "
+            f"{SCHEMA}); building without it. Give another folder with --cache, or upgrade."
+        )
+
+
+def _layout(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _has_objects(db: sqlite3.Connection) -> bool:
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'objects'")
+    return found.fetchone() is not None
+
+
+def _lay_out(db: sqlite3.Connection, path: Path) -> None:
+    """Makes the tables of :data:`SCHEMA` in the store ``path`` (inside a transaction):
+    nothing when another driver made them first, a new store's tables, or an older
+    store's emptied and made anew (its entries' keys cannot be asked for any more; the
+    pages they free are reused by the entries that follow).
+
+    Raises:
+        _NewerLayout: A newer llm-compiler laid the store out.
+    """
+    layout = _layout(db)
+    if layout == SCHEMA:
+        return
+    if layout > SCHEMA:
+        raise _NewerLayout(path, layout)
+    for table in _OLD_TABLES:
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in _TABLES:
+        db.execute(statement)
+    db.execute(f"PRAGMA user_version = {SCHEMA}")
+
+
+def _total(db: sqlite3.Connection) -> int:
+    """The objects' bytes, as the triggers keep them."""
+    return int(db.execute("SELECT value FROM meta WHERE name = 'bytes'").fetchone()[0])
+
+
+def _evict(db: sqlite3.Connection, total: int, bound: int) -> None:
+    """Drops least recently used entries until the objects' bytes are at most ``bound``
+    (the triggers drop their bytes and direct-hit rows, and lower the total)."""
     evicted = 0
-    for key, size in db.execute("SELECT key, size FROM objects ORDER BY used").fetchall():
-        if total <= target:
+    while total > bound:
+        oldest = db.execute("SELECT key, size FROM objects ORDER BY used LIMIT 8").fetchall()
+        if not oldest:
             break
-        db.execute("DELETE FROM objects WHERE key = ?", (key,))
-        total -= size
-        evicted += 1
+        for key, size in oldest:
+            if total <= bound:
+                break
+            db.execute("DELETE FROM objects WHERE key = ?", (key,))
+            total -= size
+            evicted += 1
     if evicted:
-        db.execute("DELETE FROM sources WHERE unit_key NOT IN (SELECT key FROM objects)")
         db.execute(
             "INSERT INTO counters VALUES ('evicted', ?, 0) "
             "ON CONFLICT(name) DO UPDATE SET count = count + excluded.count",

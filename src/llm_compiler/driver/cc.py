@@ -7,18 +7,22 @@ goes through LLM Compiler's steps:
 1. **Front end.** clang with the build's flags (less ``-c``, ``-o``, ``-O``) and the
    project's front-end flags (``-Oz -Xclang -disable-llvm-passes -emit-llvm -S``)
    writes the unit's unoptimized IR, and the build's dependency file if it asked for
-   one. Its warnings are shown. If it fails, the build's own line runs through clang
-   (``-Oz`` for its ``-O`` levels), so the user sees clang's real error and exit status.
+   one. Its warnings are shown when the unit is done. If it fails, the build's own line
+   runs through clang (``-Oz`` for its ``-O`` levels), so the user sees clang's real
+   error and exit status.
 2. **Program.** The IR is read by LLVM (:meth:`Compiler.load_ir`); its id is the
    hash of the IR. ``save_ir`` keeps it as ``DIR/<source stem>-<id>.ll``, so that
    ``llm-compiler tune DIR --out TUNED`` tunes exactly these units.
 3. **Choice.** The :class:`~llm_compiler.driver.choose.Chooser` picks the pass list.
 4. **Optimize and lower.** ``opt`` runs the list (:meth:`Compiler.optimize`) and clang
-   lowers the result with the build's code-generation flags::
+   lowers the result with the build's code-generation flags (every flag of the line
+   but the front end's own: :data:`~llm_compiler.driver.options.FRONTEND_ONLY`)::
 
        clang -Oz -Xclang -disable-llvm-passes <codegen flags> -c -x ir - -o -
 
-   so ``-fPIC``, ``-m32``, ``-g``, ``-ffunction-sections``... are honoured.
+   so ``-fPIC``, ``-m32``, ``-g``, ``-ffunction-sections``, ``-W...``... are honoured.
+   The line's ``-mllvm`` options go to ``opt`` and ``llc`` too, as clang gives them to
+   its optimizer and code generator.
 5. **Never larger than -Oz.** ``default<Oz>`` is lowered the same way, and clang
    itself compiles the unoptimized IR at ``-Oz`` (what ``clang -Oz`` on the source
    gives: clang's own -Oz pipeline can differ from ``opt``'s ``default<Oz>``, in
@@ -28,6 +32,15 @@ goes through LLM Compiler's steps:
    ``memset`` for a loop, say) is charged :data:`IMPORT_COST` bytes per such function:
    linked dynamically, each new import adds a dynamic symbol, its name, a PLT entry, a
    relocation and a GOT slot to the binary, which the object's own size does not show.
+
+**Backend diagnostics.** What a lowering prints is compared, not shown
+(:mod:`llm_compiler.driver.diagnostics`): it names IR lines, not the source. A
+candidate whose lowering says something other than clang's own -Oz of the unit says
+is not kept. When clang's -Oz says anything (``-Wframe-larger-than=``, the ``warning``
+attribute...), the build's line is compiled once more by clang at ``-Oz`` (to a
+scratch object) and its stderr is shown in place of the front end's: clang's exact
+words, once per unit; if it fails (``-Werror``), its status is the command's and no
+object is written. Such a unit is not cached, so a rebuild says it again.
 
 **Units built twice.** A project that makes a static and a shared library compiles
 each unit twice, the second time with ``-fPIC``: the same code, IR that differs in
@@ -40,9 +53,12 @@ selection, whichever runs first, so ``make -j`` gives the objects of ``make -j1`
 
 Any failure of steps 2 to 5 (an opt crash or timeout, a chooser error, a list the
 gate rejects) falls back to compiling the build's line with ``clang -Oz``: the build
-is never lost. A failure of the chosen list alone keeps the ``-Oz`` object. Every
-other command (links, ``-E``, ``-S``, ``--version``...) runs as clang with the
-arguments unchanged, its output and exit status passed through.
+is never lost. A failure of the chosen list alone keeps the ``-Oz`` object. ``@FILE``
+response files are expanded first, as clang expands them; ``-c`` with several sources
+compiles them unit by unit. Every other command (links, ``-E``, ``-S``, ``-flto``,
+``--version``...) runs as clang, with ``-Oz`` in place of its ``-O`` levels unless it is
+a query (:attr:`~llm_compiler.driver.arguments.Passthrough.arguments`), its output and
+exit status passed through.
 
 With a ``log`` file, each unit appends one JSON line (:class:`UnitLog`), written with
 one ``write`` on an ``O_APPEND`` descriptor so that ``make -j`` does not interleave.
@@ -52,30 +68,40 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
+from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver import direct
-from llm_compiler.driver.arguments import Passthrough, UnitCompile, classify, reads_stdin
-from llm_compiler.driver.cache import DEFAULT_MAX_BYTES, ObjectCache, unit_key
+from llm_compiler.driver.arguments import Passthrough, SeveralUnits, UnitCompile, classify, reads_stdin
+from llm_compiler.driver.cache import ObjectCache, unit_key
 from llm_compiler.driver.choose import Choice, Chooser
+from llm_compiler.driver.diagnostics import Lowered, LoweringFailed, backend_messages
 from llm_compiler.driver.direct import append_line
-from llm_compiler.errors import InvalidInput, ToolchainError
-from llm_compiler.files import atomic_write_bytes, atomic_write_text
+from llm_compiler.driver.records import (
+    UnitLog,
+    completed,
+    exit_status,
+    ir_file_name,
+    write_object,
+)
+from llm_compiler.driver.response_files import expand_response_files
+from llm_compiler.errors import InvalidInput, ToolchainError, reason_of
+from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 
 if TYPE_CHECKING:  # the optimizer is loaded on a cache miss only (llm_compiler.driver.cache)
     from llm_compiler.core.compiler import Compiler
+    from llm_compiler.driver import whole_program
 
 _T = TypeVar("_T")
 
@@ -89,145 +115,20 @@ CACHEABLE = ("chosen", "oz", "clang-oz")
 BUILD_TIMEOUT = 3600.0
 
 #: clang flags that lower IR to an object without LLVM's optimization passes (the
-#: front end's flags less the IR output; flags meant for C are not used on IR).
-LOWER_FLAGS = (
-    *(flag for flag in FRONTEND_FLAGS if flag not in ("-emit-llvm", "-S")),
-    "-Wno-unused-command-line-argument",
-)
+#: front end's flags less the IR output).
+LOWER_FLAGS = tuple(flag for flag in FRONTEND_FLAGS if flag not in ("-emit-llvm", "-S"))
 
 #: clang flags that compile unoptimized IR at -Oz, as ``clang -Oz`` compiles the source.
-CLANG_OZ_FLAGS = ("-Oz", "-Wno-unused-command-line-argument")
+CLANG_OZ_FLAGS = ("-Oz",)
+
+#: The last flag of a lowering: the build's flags meant for C (``-I``, ``-l``...) are
+#: not used on IR, and clang should not say so (whatever ``-W`` the build gave before).
+_QUIET = "-Wno-unused-command-line-argument"
 
 #: What one more imported function costs a dynamically linked x86-64 binary, in bytes
 #: counted as text + data: .dynsym 24, .rela.plt 24, .plt 16, .got.plt 8, .gnu.version 2,
 #: and its name in .dynstr (about 6).
 IMPORT_COST = 80
-
-#: Longest failure reason kept in a log line.
-_REASON_LIMIT = 1000
-
-
-@dataclass(frozen=True)
-class DriverOptions:
-    """The driver's own options (``llm-compiler cc --results DIR ...``).
-
-    Attributes:
-        results: The ``--out`` folder of ``llm-compiler tune`` whose lists to use.
-        save_ir: Folder where each unit's unoptimized IR is written.
-        log: File each unit appends its JSON line to.
-        oz: Never optimize beyond ``-Oz`` (a baseline build).
-        predictor: The predictor spec asked for units with no tuned list (``none``: none).
-        objective: What "smaller" means: ``binary-size`` (.text + .data, the default) or
-            ``text-size`` (.text alone).
-        cache: The object cache's folder (None: no cache).
-        cache_size: Bound of the cache's objects, in bytes.
-        whole_program: Objects also carry their unit's IR, and links try one list
-            for the whole program (:mod:`llm_compiler.driver.whole_program`).
-        direct: Answer unchanged commands without their front end
-            (:mod:`llm_compiler.driver.direct`).
-        jobs: The predictor's candidates measured at once.
-    """
-
-    results: Path | None = None
-    save_ir: Path | None = None
-    log: Path | None = None
-    oz: bool = False
-    predictor: str = "builtin"
-    objective: Objective = DEFAULT_OBJECTIVE
-    cache: Path | None = None
-    cache_size: int = DEFAULT_MAX_BYTES
-    whole_program: bool = False
-    direct: bool = True
-    jobs: int = 1
-
-
-@dataclass(frozen=True)
-class UnitLog:
-    """One line of the driver's log: what became of one compile.
-
-    Attributes:
-        source: The source file, as the build named it.
-        output: The object written.
-        cwd: The directory the build ran the command in.
-        program_id: The unit's id (hash of its IR); "" when it was not read.
-        pipeline: The chosen ``opt -passes=`` text ("" when none was chosen).
-        origin: Where the list came from: ``tuned``, ``predicted``, ``oz`` ("" if none).
-        oz_size: The size of the ``default<Oz>`` object in ``objective`` (``.text + .data``
-            by default; None when not built).
-        clang_oz_size: Same for clang's own -Oz of the unit (None when not built).
-        chosen_size: Same for the chosen list's object (None when not built).
-        size: Same for the object kept (None when the compile failed).
-        kept: ``chosen``, ``oz``, ``clang-oz`` (clang's -Oz of the IR) or ``clang`` (the
-            build's line run through clang); for a whole-program link, ``native`` (the
-            objects linked as the build links them), ``oz`` or ``chosen``.
-        new_imports: Functions the kept chosen object calls that -Oz's does not.
-        reason: Why the driver fell back or what the chooser said.
-        seconds: Wall time of the whole command.
-        llvm: The LLVM version and bin directory the unit was compiled with.
-        objective: What the sizes measure (:mod:`llm_compiler.core.objective`).
-        cached: The object came from the driver's cache (the rest of the line is the
-            compile that made it, but ``seconds``).
-        link: The line is a whole-program link (``output`` is the program or library).
-        native_size: For a link: the size of the build's own (native) link.
-    """
-
-    source: str
-    output: str
-    cwd: str
-    llvm: str = ""
-    program_id: str = ""
-    pipeline: str = ""
-    origin: str = ""
-    oz_size: int | None = None
-    clang_oz_size: int | None = None
-    chosen_size: int | None = None
-    size: int | None = None
-    kept: str = "clang"
-    new_imports: tuple[str, ...] = ()
-    reason: str = ""
-    seconds: float = 0.0
-    objective: str = DEFAULT_OBJECTIVE.value
-    cached: bool = False
-    link: bool = False
-    native_size: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def ir_file_name(source: str, program: Program) -> str:
-    """The name ``save_ir`` gives a unit's IR: ``<source stem>-<program id>.ll``.
-
-    The id makes names unique across directories and rebuilds of a changed file.
-
-    Example:
-        >>> ir_file_name("src/blocksort.c", Program(name="b", ir="x"))
-        'blocksort-2d711642b726b044.ll'
-    """
-    from llm_compiler.autotune.export import safe_name
-
-    return f"{safe_name(Path(source).stem)}-{program.id}.ll"
-
-
-def write_object(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` atomically; a device (``-o /dev/null``) is written in place.
-
-    Raises:
-        FileNotFoundError: ``path``'s folder does not exist (clang does not make it either).
-    """
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"{path.parent}: no such folder for the output {path}")
-    with contextlib.suppress(FileNotFoundError):
-        if not stat.S_ISREG(path.stat().st_mode):
-            with path.open("wb") as stream:
-                stream.write(data)
-            return
-    atomic_write_bytes(path, data)
-
-
-def exit_status(returncode: int) -> int:
-    """A child's status as a shell reports it (128 + N for death by signal N)."""
-    return 128 - returncode if returncode < 0 else returncode
 
 
 class _SetupError(Exception):
@@ -236,12 +137,6 @@ class _SetupError(Exception):
     def __init__(self, cause: InvalidInput) -> None:
         super().__init__(str(cause))
         self.cause = cause
-
-
-def short_reason(error: BaseException) -> str:
-    """An error as one line of at most :data:`_REASON_LIMIT` characters, for a log."""
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= _REASON_LIMIT else text[: _REASON_LIMIT - 3] + "..."
 
 
 class Driver:
@@ -326,6 +221,9 @@ class Driver:
         self.whole_program = whole_program
         self.source_key = source_key
         self.share_choices = share_choices
+        #: clang's own lines ("clang: warning: ...") shown so far, while the units of one
+        #: line with several sources compile: clang says them once per line.
+        self._said: set[bytes] | None = None
 
     @property
     def clang(self) -> Path:
@@ -339,19 +237,63 @@ class Driver:
             ToolchainError: clang could not be started at all.
         """
         started = time.monotonic()
-        command = classify(arguments)
-        if self.whole_program:
+        expanded = expand_response_files(arguments)
+        if expanded is None:  # a file that includes itself, or a folder: clang says which
+            return self._passthrough(arguments, Passthrough("a response file clang cannot expand"), started)
+        if expanded != list(arguments):
+            self.source_key = None  # a direct hit would key the line, not what its files hold
+        command = classify(expanded)
+        if isinstance(command, Passthrough) and command.arguments == tuple(expanded):
+            command = replace(command, arguments=tuple(arguments))  # as given: clang expands its files
+        if self.whole_program and not isinstance(command, (UnitCompile, SeveralUnits)):
             from llm_compiler.driver import whole_program
 
-            if isinstance(command, UnitCompile):
-                status, ir = self._compile_unit(command, started)
-                return whole_program.embed_ir(self, command, ir) if status == 0 else status
-            link = whole_program.ir_link(arguments)
+            link = whole_program.ir_link(expanded)
             if link is not None:
-                return whole_program.link(self, link, self._new_log(), started)
+                return whole_program.link(self._link_steps(), link, self._new_log(), started)
         if isinstance(command, Passthrough):
             return self._passthrough(arguments, command, started)
-        return self._compile_unit(command, started)[0]
+        if isinstance(command, UnitCompile):
+            return self._compile_and_embed(command, started)
+        status = 0
+        self._said = set()
+        self.source_key = None  # a direct hit answers one unit per command
+        try:
+            for unit in command.units:  # as clang does: every unit, the first failure's status
+                compiled = self._compile_and_embed(unit, started)
+                status, started = status or compiled, time.monotonic()
+        finally:
+            self._said = None
+        return status
+
+    def _compile_and_embed(self, unit: UnitCompile, started: float) -> int:
+        """Compiles one unit; in whole-program mode its object also gets its IR."""
+        status, ir = self._compile_unit(unit, started)
+        if self.whole_program and status == 0:
+            from llm_compiler.driver import whole_program
+
+            return whole_program.embed_ir(self._link_steps(), unit, ir)
+        return status
+
+    def _link_steps(self) -> whole_program.LinkSteps:
+        """What the whole-program step uses of this driver."""
+        from llm_compiler.driver import whole_program
+
+        return whole_program.LinkSteps(
+            toolchain=self.toolchain,
+            clang=self._clang,
+            show=self._show,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            record=self._record,
+            size=self._size,
+            key=self._key,
+            compiler=self._compiler,
+            chooser=self._chooser,
+            cache=self.cache,
+            save_ir=self.save_ir,
+            timeout=self.opt_timeout,
+        )
 
     # The build's own commands ------------------------------------------------
 
@@ -359,13 +301,20 @@ class Driver:
         return run_command([self.clang, *arguments], timeout=BUILD_TIMEOUT, input=input, check=False)
 
     def _show(self, data: bytes, stream: BinaryIO) -> None:
+        if self._said is not None and stream is self.stderr:  # clang's own lines once per line
+            own = f"{self.clang.name}: ".encode()
+            lines = data.splitlines(keepends=True)
+            data = b"".join(line for line in lines if not line.startswith(own) or line not in self._said)
+            self._said.update(line for line in lines if line.startswith(own))
         if data:
             stream.write(data)
             stream.flush()
 
     def _passthrough(self, arguments: Sequence[str], command: Passthrough, started: float) -> int:
-        data = sys.stdin.buffer.read() if reads_stdin(arguments) else None
-        result = self._clang(arguments, input=data)
+        """Runs the command as clang (``command.arguments``, else ``arguments``)."""
+        line = command.arguments or tuple(arguments)
+        data = sys.stdin.buffer.read() if reads_stdin(line) else None
+        result = self._clang(line, input=data)
         self._show(result.stdout, self.stdout)
         self._show(result.stderr, self.stderr)
         if command.compiles:
@@ -374,19 +323,18 @@ class Driver:
                     source="",
                     output="",
                     cwd=os.getcwd(),
-                    reason=f"left to clang: {command.reason}; {' '.join(arguments)}",
+                    reason=f"left to clang: {command.reason}; {' '.join(line)}",
                     seconds=time.monotonic() - started,
                 )
             )
         return exit_status(result.returncode)
 
-    def _fallback(self, unit: UnitCompile, log: UnitLog, started: float, *, warned: bool) -> int:
-        """The build's line through clang at -Oz; its output shown (stderr only on
-        failure when the front end's warnings were shown already)."""
+    def _fallback(self, unit: UnitCompile, log: UnitLog, started: float) -> int:
+        """The build's line through clang at -Oz; its output shown (the front end's
+        warnings are not shown yet: clang's stderr has them)."""
         result = self._clang(unit.fallback_arguments)
         self._show(result.stdout, self.stdout)
-        if result.returncode != 0 or not warned:
-            self._show(result.stderr, self.stderr)
+        self._show(result.stderr, self.stderr)
         size = None
         if result.returncode == 0:
             with contextlib.suppress(OSError, InvalidInput):
@@ -428,23 +376,23 @@ class Driver:
         try:
             front = self._clang([*unit.frontend_arguments, *FRONTEND_FLAGS, "-o", "-"])
         except ToolchainError as error:  # a timeout, or clang could not start
-            log = replace(log, reason=f"front end: {short_reason(error)}")
-            return self._fallback(unit, log, started, warned=False), None
+            log = replace(log, reason=f"front end: {reason_of(error)}")
+            return self._fallback(unit, log, started), None
         if front.returncode != 0:
             reason = f"front end failed with status {exit_status(front.returncode)}"
-            return self._fallback(unit, replace(log, reason=reason), started, warned=False), None
-        self._show(front.stderr, self.stderr)
+            return self._fallback(unit, replace(log, reason=reason), started), None
         key = self._key(unit.codegen_flags, front.stdout)
         if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
+            self._show(front.stderr, self.stderr)
             if self._remembers(key):
-                self._remember(unit, key, _completed(self._listing, unit), front.stderr, since_ns)
+                self._remember(unit, key, completed(self._listing, unit), front.stderr, since_ns)
             return 0, front.stdout
         # What does not depend on the choice runs beside it: clang's own -Oz of the IR,
         # the listing of the files the front end read, the lowering of -Oz's IR.
         background = ThreadPoolExecutor(max_workers=2)
         listing = background.submit(self._listing, unit) if self._remembers(key) else None
         try:
-            with self._compiler() as compiler:
+            with self._compiler(unit.llvm_options) as compiler:
                 chooser = self._chooser(compiler)
                 program = compiler.load_ir(front.stdout_text, name=unit.source)
                 clang_oz = background.submit(self._lower, unit, program.ir, CLANG_OZ_FLAGS)
@@ -453,21 +401,33 @@ class Driver:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
                 choice = self._choose(compiler, chooser, unit, program, basis_front)
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
-                obj, log = self._build(compiler, unit, program, log, clang_oz, background)
+                obj, log, said = self._build(compiler, unit, program, log, clang_oz, background, front.stderr)
+            shown = front.stderr
+            if said:  # the backend spoke: clang's own words (module docstring)
+                status, shown = self._clang_says(unit)
+                if status != 0:
+                    self._show(shown, self.stderr)
+                    reason = f"{log.reason}; clang -Oz fails on the backend's diagnostics (status {status})"
+                    seconds = time.monotonic() - started
+                    self._record(replace(log, size=None, kept="clang", reason=reason, seconds=seconds))
+                    return status, front.stdout
             log = replace(log, seconds=time.monotonic() - started)
             # Stored before the object is written: a build killed between the two finds
             # no object and compiles the unit again (a hit), never an object the cache lacks.
-            store = self.cache if key is not None and log.kept in CACHEABLE else None
+            # A choice a timeout decided (a busy machine) holds for this build only.
+            cacheable = log.kept in CACHEABLE and not said and not choice.transient
+            store = self.cache if key is not None and cacheable else None
             if store is not None and key is not None:
                 store.put(key, obj, log.to_json())
             write_object(Path(unit.output), obj)
         except _SetupError as error:  # a bad option: the build must stop, not fall back
             raise error.cause from error
         except Exception as error:  # any failure of the driver's steps: never lose the build
-            status = self._fallback(unit, replace(log, reason=short_reason(error)), started, warned=True)
+            status = self._fallback(unit, replace(log, reason=reason_of(error)), started)
             return status, front.stdout
         finally:
             background.shutdown(wait=True, cancel_futures=True)
+        self._show(shown, self.stderr)
         self._record(log)
         if store is not None and key is not None:
             store.count("miss", log.seconds)
@@ -479,14 +439,19 @@ class Driver:
         return f"{self.toolchain.version} ({self.toolchain.bin_dir})"
 
     def _key(self, codegen_flags: Sequence[str], ir: bytes) -> str | None:
-        """The cache key of IR lowered with ``codegen_flags`` (None without a cache)."""
+        """The cache key of IR lowered with ``codegen_flags`` (None without a cache): the
+        LLVM in it is named by version and folder, as in the log, and by the files of the
+        programs a compile runs, so an LLVM upgraded in place reuses nothing."""
+        from llm_compiler.driver.cache import llvm_identity
+
         if self.cache is None:
             return None
+        tools = (self.clang, self.toolchain.bin_dir / "opt", self.toolchain.bin_dir / "llc")
         return unit_key(
             ir,
             language=self.language,
             codegen_flags=codegen_flags,
-            llvm=self._llvm_text(),
+            llvm=llvm_identity(self._llvm_text(), tools),
             choosers=f"{self.objective.value}; {self.choosers_identity}",
         )
 
@@ -566,18 +531,18 @@ class Driver:
         basis, about = program, ""
         if unit.position_flags:
             if basis_front is None:
-                basis_front = _completed(self._clang, [*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
+                basis_front = completed(self._clang, [*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
             front = basis_front.result()
             if front.returncode == 0:
                 basis = compiler.load_ir(front.stdout_text, name=unit.source)
                 about = f"the unit without {' '.join(unit.position_flags)}"
-        key = self._key(("(a choice)",), basis.ir.encode())  # None without a cache
+        key = self._key(("(a choice)", *unit.llvm_options), basis.ir.encode())  # None without a cache
         remembered = self.cache.choice(key) if self.cache is not None and key is not None else None
         if remembered is not None:
             choice = Choice(**remembered)
         else:
             choice = chooser.choose(basis) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
-            if self.cache is not None and key is not None:
+            if self.cache is not None and key is not None and not choice.transient:
                 self.cache.remember_choice(key, asdict(choice))
         if basis is program or choice.pipeline == OZ_PIPELINE:
             return choice
@@ -594,15 +559,22 @@ class Driver:
         except InvalidInput as error:
             raise _SetupError(error) from error
 
-    def _compiler(self) -> contextlib.AbstractContextManager[Compiler]:
-        if self.compiler is not None:
+    def _compiler(self, llvm_options: Sequence[str] = ()) -> contextlib.AbstractContextManager[Compiler]:
+        """The compiler for a unit: the driver's, unless the unit has LLVM options
+        (``-mllvm``) it lacks; then one whose opt and llc take them."""
+        if self.compiler is not None and self.compiler.llvm_options == tuple(llvm_options):
             return contextlib.nullcontext(self.compiler)
         # opt and llc as processes: one unit per process, the library would not pay off.
         from llm_compiler.core.compiler import Compiler
 
         # keep_ir: the -Oz and chosen lists were measured while choosing; lowering reuses their IR.
         return Compiler(
-            self.toolchain, timeout=self.opt_timeout, engine="subprocess", workers=1, keep_ir=True
+            self.toolchain,
+            timeout=self.opt_timeout,
+            engine="subprocess",
+            workers=1,
+            keep_ir=True,
+            llvm_options=llvm_options,
         )
 
     def _build(
@@ -611,48 +583,70 @@ class Driver:
         unit: UnitCompile,
         program: Program,
         log: UnitLog,
-        clang_oz: Future[bytes],
+        clang_oz: Future[Lowered],
         background: Executor,
-    ) -> tuple[bytes, UnitLog]:
+        known: bytes,
+    ) -> tuple[bytes, UnitLog, bool]:
         """Lowers -Oz (``default<Oz>``; clang's is ``clang_oz``) and the chosen list
-        (``log.pipeline``), the two at once; returns the smallest object and the log
-        line completed."""
+        (``log.pipeline``), the two at once; returns the smallest object whose lowering
+        says what clang's -Oz of the unit says (``known``: what the front end said), the
+        log line completed, and whether clang's -Oz said anything of its own.
+
+        Raises:
+            LoweringFailed: clang's -Oz (or default<Oz>'s lowering) fails on a backend
+                diagnostic (``-Werror``): so does the build's line, which the caller runs.
+        """
         oz_lowered = background.submit(
             self._lower, unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE))
         )
         chosen_lowered = None
         if log.pipeline != OZ_PIPELINE:  # a failure is kept in the future, reported below
-            chosen_lowered = _completed(
+            chosen_lowered = completed(
                 lambda: self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
             )
-        oz_object = oz_lowered.result()
-        oz_size = self._size(oz_object)
+        oz = oz_lowered.result()
+        oz_size = self._size(oz.obj)
         log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
-        kept = oz_object
+        kept, says = oz.obj, backend_messages(oz.stderr, known)
         try:
-            clang_oz_object = clang_oz.result()
-            clang_oz_size = self._size(clang_oz_object)
-            log = replace(log, clang_oz_size=clang_oz_size)
-            if clang_oz_size < oz_size:
-                kept, log = clang_oz_object, replace(log, size=clang_oz_size, kept="clang-oz")
+            clang = clang_oz.result()
+        except LoweringFailed as error:
+            if backend_messages(error.stderr, known):
+                raise
+            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {reason_of(error)}")
         except Exception as error:  # default<Oz>'s object stands
-            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {short_reason(error)}")
+            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {reason_of(error)}")
+        else:
+            clang_oz_size = self._size(clang.obj)
+            log = replace(log, clang_oz_size=clang_oz_size)
+            clang_says = backend_messages(clang.stderr, known)
+            if clang_says != says:  # what clang -Oz says is what the build says
+                reason = f"{log.reason}; default<Oz>'s lowering says other than clang -Oz's"
+                kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz", reason=reason)
+            elif clang_oz_size < oz_size:
+                kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz")
+            says = clang_says
         if log.pipeline == OZ_PIPELINE:
-            return kept, replace(log, chosen_size=oz_size)
+            return kept, replace(log, chosen_size=oz_size), bool(says)
         assert chosen_lowered is not None
         try:
             chosen = chosen_lowered.result()
-            chosen_size = self._size(chosen)
+            chosen_size = self._size(chosen.obj)
         except Exception as error:  # the chosen list failed: -Oz is kept
-            return kept, replace(log, reason=f"the chosen list failed, -Oz kept: {short_reason(error)}")
+            reason = f"the chosen list failed, -Oz kept: {reason_of(error)}"
+            return kept, replace(log, reason=reason), bool(says)
         log = replace(log, chosen_size=chosen_size)
+        if backend_messages(chosen.stderr, known) != says:
+            reason = f"{log.reason}; the chosen list's lowering says other than clang -Oz's, -Oz kept"
+            return kept, replace(log, reason=reason), bool(says)
         from llm_compiler.toolchain.elf import undefined_symbols
 
-        imports = sorted(undefined_symbols(chosen) - undefined_symbols(kept))
+        imports = sorted(undefined_symbols(chosen.obj) - undefined_symbols(kept))
         if log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
-            return chosen, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
+            kept, log = chosen.obj, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
+            return kept, log, bool(says)
         why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
-        return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept")
+        return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept"), bool(says)
 
     def _size(self, obj: bytes) -> int:
         """An object's size in the driver's objective."""
@@ -661,28 +655,39 @@ class Driver:
         size = berkeley_size(obj)
         return size.text if self.objective is Objective.TEXT_SIZE else size.binary_size
 
-    def _lower(self, unit: UnitCompile, ir: str, flags: Sequence[str] = LOWER_FLAGS) -> bytes:
+    def _lower(self, unit: UnitCompile, ir: str, flags: Sequence[str] = LOWER_FLAGS) -> Lowered:
         """Lowers IR to an object with clang and the build's code-generation flags (by
-        default without LLVM's optimization passes)."""
+        default without LLVM's optimization passes); keeps what clang says.
+
+        Raises:
+            LoweringFailed: clang exited non-zero (its stderr in the error).
+            InvalidInput: What clang wrote is not an object.
+        """
         result = run_command(
-            [self.clang, *flags, *unit.codegen_flags, "-c", "-x", "ir", "-", "-o", "-"],
+            [self.clang, *flags, *unit.codegen_flags, _QUIET, "-c", "-x", "ir", "-", "-o", "-"],
             timeout=BUILD_TIMEOUT,
             input=ir.encode(),
             subject=unit.source,
+            check=False,
         )
+        if result.returncode != 0:
+            status = exit_status(result.returncode)
+            raise LoweringFailed(
+                f"clang failed with status {status} lowering {unit.source}: {result.stderr_text[-2000:]}",
+                stderr=result.stderr,
+                status=status,
+            )
         self._size(result.stdout)  # raises InvalidInput if it is not an object
-        return result.stdout
+        return Lowered(result.stdout, result.stderr)
+
+    def _clang_says(self, unit: UnitCompile) -> tuple[int, bytes]:
+        """The exit status and stderr of the build's line compiled by clang at ``-Oz``
+        (to a scratch object, without its dependency-file options)."""
+        with tempfile.TemporaryDirectory(prefix="llm-compiler-cc-") as scratch:
+            scratch_object = os.path.join(scratch, "unit.o")
+            result = self._clang([*unit.listing_arguments, "-Oz", "-c", "-o", scratch_object])
+        return exit_status(result.returncode), result.stderr
 
     def _record(self, log: UnitLog) -> None:
         if self.log is not None:
             append_line(self.log, log.to_json())
-
-
-def _completed(function: Callable[..., _T], *arguments: Any) -> Future[_T]:
-    """``function(*arguments)`` run here, as a finished future (its error kept in it)."""
-    future: Future[_T] = Future()
-    try:
-        future.set_result(function(*arguments))
-    except Exception as error:
-        future.set_exception(error)
-    return future

@@ -270,7 +270,10 @@ def _serve(
         unit_key, entry = row[0], json.loads(row[1])
         if not _unchanged(entry):
             return None
-        found = db.execute("SELECT object, record FROM objects WHERE key = ?", (unit_key,)).fetchone()
+        found = db.execute(
+            "SELECT blobs.object, objects.record FROM objects JOIN blobs USING (key) WHERE key = ?",
+            (unit_key,),
+        ).fetchone()
         if found is None:
             return None
         _write(entry["output"], bytes(found[0]))
@@ -388,6 +391,18 @@ def listed_files(rule: str) -> list[str]:
     return files
 
 
+def tool_identity(tool: Path) -> list[Any]:
+    """A program by the file it resolves to, its size and modification time (ns): what
+    tells an LLVM upgraded in place from the one before (:func:`_unchanged` checks it).
+
+    Raises:
+        OSError: The program is missing.
+    """
+    real = Path(tool).resolve()
+    status = real.stat()
+    return [str(real), status.st_size, status.st_mtime_ns]
+
+
 def source_entry(
     *,
     source: str,
@@ -423,10 +438,7 @@ def source_entry(
     depfile = None
     if dependency_output is not None:
         depfile = [dependency_output, Path(dependency_output).read_bytes().decode("latin-1")]
-    programs = []
-    for tool in tools:
-        status = Path(tool).resolve().stat()
-        programs.append([str(Path(tool).resolve()), status.st_size, status.st_mtime_ns])
+    programs = [tool_identity(tool) for tool in tools]
     return {
         "source": source,
         "output": output,

@@ -1,6 +1,6 @@
 """The driver's log read back: what a build's objects lost against -Oz, in total.
 
-``llm-compiler cc --log FILE`` appends one line per compile (:class:`~llm_compiler.driver.cc.UnitLog`).
+``llm-compiler cc --log FILE`` appends one line per compile (:class:`~llm_compiler.driver.records.UnitLog`).
 A rebuild appends again, so :func:`read_log` keeps the last line per object (its
 directory and output path). :func:`log_summary` gives the figures a user of a build
 wants: how many objects, the geomean gain over -Oz (the paper's figure) and the total

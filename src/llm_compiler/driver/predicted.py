@@ -12,18 +12,14 @@ tuned never loads the predictor.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
-from llm_compiler.driver.cc import short_reason
 from llm_compiler.driver.choose import Choice
-from llm_compiler.errors import CommandFailed
 from llm_compiler.models.proposed import ProposerOptimizer, proposer_optimizer
-from llm_compiler.selection import make_gate
-from llm_compiler.selection.outcomes import Verdict
+from llm_compiler.selection import Candidate, Selector, make_gate
 
 
 @dataclass
@@ -44,6 +40,7 @@ class Predicted:
     jobs: int = 1
     objective: Objective = DEFAULT_OBJECTIVE
     _optimizer: ProposerOptimizer | None = field(default=None, init=False, repr=False)
+    _confirmer: Selector | None = field(default=None, init=False, repr=False)
 
     @property
     def optimizer(self) -> ProposerOptimizer:
@@ -56,37 +53,34 @@ class Predicted:
             self._optimizer.measure_unoptimized = False  # a unit's log does not report it
         return self._optimizer
 
+    @property
+    def confirmer(self) -> Selector:
+        """The selection layer as :meth:`confirm` uses it: the predictor's compiler, gate and
+        objective, one candidate whose determinism check's second compile starts beside
+        its measurement and -Oz's, no salvage."""
+        if self._confirmer is None:
+            selector = self.optimizer.selector
+            policy = replace(selector.policy, salvage=False, second_beside=True)
+            self._confirmer = Selector(self.compiler, selector.gate, policy)
+        return self._confirmer
+
     def confirm(self, program: Program, choice: Choice, basis: str) -> Choice:
-        """``choice``, made for another form of the unit (``basis``), for ``program``: kept if
-        it is smaller than -Oz here and passes the same checks as a list chosen here
-        (the determinism check and the gate, with this unit's own link); else -Oz."""
-        selector = self.optimizer.selector
-        passes = self.compiler.passes(choice.pipeline)
+        """``choice``, made for another form of the unit (``basis``), for ``program``: a
+        one-candidate selection (:meth:`confirmer`): kept if it is smaller than -Oz here
+        and passes the same checks as a list chosen here (the determinism check and the
+        gate, with this unit's own link); else -Oz, with the verdict that stopped it."""
         about = f"{self.spec}: the list chosen for {basis}"
-        # -Oz and two independent compiles of the list (the determinism check's), at once.
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            oz_size = pool.submit(selector.oz_size, program)
-            first, second = (
-                pool.submit(self.compiler.object_code, program, passes, fresh=True) for _ in range(2)
-            )
-            try:
-                measured = first.result()[1]
-            except CommandFailed as error:
-                return Choice(OZ_PIPELINE, "oz", f"{about} failed here, -Oz kept: {short_reason(error)}")
-            size, digest = self.objective.of(measured), measured.ir_hash
-            oz = oz_size.result()
-            if size >= oz:
-                why = f"{about}: {size} bytes here, not below -Oz's {oz}, -Oz kept"
-                return Choice(OZ_PIPELINE, "oz", why)
-            verdict, detail, _, _ = selector.check(
-                program, passes, size, digest, second=lambda: second.result()[1]
-            )
-        if verdict is not Verdict.VALIDATED:
-            return Choice(OZ_PIPELINE, "oz", f"{about}: {verdict.value} here ({detail}), -Oz kept")
+        candidate = Candidate(pipeline=choice.pipeline, run=choice.pipeline)
+        selection = self.confirmer.select(program, [candidate])
+        if selection.fallback is not None or not selection.validated:
+            verdict = selection.fallback.value if selection.fallback is not None else "not validated"
+            why = f"{about}: {verdict} here ({selection.detail}), -Oz kept"
+            return Choice(OZ_PIPELINE, "oz", why + _TRANSIENT * selection.transient, selection.transient)
         return Choice(
-            choice.pipeline,
+            selection.chosen,
             "predicted",
-            f"{about}: {size} bytes vs -Oz {oz} here (llc, {self.objective.value}), validated",
+            f"{about}: {selection.binary_size} {self.objective.unit} vs -Oz {selection.oz_size} here "
+            f"(llc, {self.objective.value}), validated",
         )
 
     def choose(self, program: Program) -> Choice:
@@ -94,10 +88,15 @@ class Predicted:
         result = self.optimizer.decide(program.name, program, proposal)
         if result.fallback is not None:
             reason = f"{self.spec}: -Oz kept: {result.fallback.value}: {result.fallback_detail}"
-            return Choice(OZ_PIPELINE, "oz", reason)
+            return Choice(OZ_PIPELINE, "oz", reason + _TRANSIENT * result.transient, result.transient)
         return Choice(
             result.chosen,
             "predicted",
-            f"{self.spec}: {result.binary_size} bytes vs -Oz {result.oz_size} (llc, {self.objective.value}), "
-            "validated",
+            f"{self.spec}: {result.binary_size} {self.objective.unit} vs -Oz {result.oz_size} "
+            f"(llc, {self.objective.value}), validated" + _TRANSIENT * result.transient,
+            result.transient,
         )
+
+
+#: Said of a choice that a timeout decided (:attr:`Choice.transient`).
+_TRANSIENT = "; a list was rejected by a timeout, so this holds for this build only (not cached)"

@@ -30,6 +30,12 @@ without giving up what the per-unit build achieves:
    the log line (``"link": true``). A native link that fails is the build's own
    error: it is shown with its exit status.
 
+The files a link writes besides its output (``-Wl,-Map=``, ``--out-implib``...:
+:meth:`~llm_compiler.driver.arguments.LinkCommand.side_outputs`) are written where the
+build names them by the native link (which fails as the build's own link would), and
+in a scratch folder by the LTO links; when an LTO link is installed, its side outputs
+replace the native link's.
+
 So a whole-program build is never larger than the per-unit build of the same
 sources, which is never larger than -Oz unit by unit.
 """
@@ -40,17 +46,24 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
 
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.driver.arguments import LinkCommand, UnitCompile, link_command
-from llm_compiler.driver.cc import Driver, UnitLog, exit_status, short_reason
-from llm_compiler.driver.choose import Choice
-from llm_compiler.errors import ToolchainError
+from llm_compiler.driver.cache import ObjectCache
+from llm_compiler.driver.choose import Choice, Chooser
+from llm_compiler.driver.records import UnitLog, exit_status
+from llm_compiler.errors import ToolchainError, reason_of
 from llm_compiler.files import atomic_write_text
-from llm_compiler.toolchain.runner import run_command
+from llm_compiler.toolchain.llvm import Toolchain
+from llm_compiler.toolchain.runner import CommandResult, run_command
+
+if TYPE_CHECKING:  # loaded on a miss only, by the driver
+    from llm_compiler.core.compiler import Compiler
 
 #: The section that carries a unit's IR in its object (what lld's ``--fat-lto-objects`` reads).
 IR_SECTION = ".llvm.lto"
@@ -70,6 +83,41 @@ BITCODE_MAGIC = b"BC\xc0\xde"
 _SECTION_NAME = IR_SECTION.encode() + b"\0"
 #: lld's ``--save-temps`` name of the joined module after internalization.
 _JOINED_SUFFIX = ".0.2.internalize.bc"
+
+
+@dataclass(frozen=True)
+class LinkSteps:
+    """What the whole-program step uses of the driver that runs it.
+
+    Attributes:
+        toolchain: The LLVM in use.
+        clang: Runs clang (the build's compiler) with arguments; its result.
+        show: Writes a command's output to a stream.
+        stdout: The command's standard output.
+        stderr: The command's standard error.
+        record: Appends a line to the driver's log.
+        size: An object's or linked file's size in the driver's objective.
+        key: The cache key of IR under flags (None without a cache).
+        compiler: A compiler for choosing (a context manager).
+        chooser: The driver's chooser, made with that compiler.
+        cache: The driver's cache (None: none).
+        save_ir: Where to write IR chosen for (None: nowhere).
+        timeout: Seconds an LLVM tool may run.
+    """
+
+    toolchain: Toolchain
+    clang: Callable[[Sequence[str]], CommandResult]
+    show: Callable[[bytes, BinaryIO], None]
+    stdout: BinaryIO
+    stderr: BinaryIO
+    record: Callable[[UnitLog], None]
+    size: Callable[[bytes], int]
+    key: Callable[[Sequence[str], bytes], str | None]
+    compiler: Callable[[], AbstractContextManager[Compiler]]
+    chooser: Callable[[Compiler], Chooser]
+    cache: ObjectCache | None
+    save_ir: Path | None
+    timeout: float
 
 
 class LinkStepError(ToolchainError):
@@ -95,7 +143,7 @@ def carries_ir(path: Path) -> bool:
     return data.startswith(b"!<arch>\n") and (_SECTION_NAME in data or BITCODE_MAGIC in data)
 
 
-def embed_ir(driver: Driver, unit: UnitCompile, ir: bytes | None) -> int:
+def embed_ir(steps: LinkSteps, unit: UnitCompile, ir: bytes | None) -> int:
     """Step 1: adds the unit's unoptimized IR to the object the driver just wrote.
 
     The object stays valid without it: when this fails, the unit links natively only
@@ -108,24 +156,24 @@ def embed_ir(driver: Driver, unit: UnitCompile, ir: bytes | None) -> int:
         with tempfile.TemporaryDirectory(prefix="llm-compiler-ir-") as scratch:
             bitcode = Path(scratch) / "unit.bc"
             run_command(
-                [driver.toolchain.tool("llvm-as"), "-", "-o", bitcode],
+                [steps.toolchain.tool("llvm-as"), "-", "-o", bitcode],
                 input=ir,
-                timeout=driver.opt_timeout,
+                timeout=steps.timeout,
             )
             run_command(
                 [
-                    driver.toolchain.tool("llvm-objcopy"),
+                    steps.toolchain.tool("llvm-objcopy"),
                     f"--add-section={IR_SECTION}={bitcode}",
                     f"--set-section-flags={IR_SECTION}=exclude",
                     output,
                 ],
-                timeout=driver.opt_timeout,
+                timeout=steps.timeout,
             )
     except Exception as error:  # the object is whole either way (objcopy replaces it at the end)
-        driver.stderr.write(
-            f"llm-compiler cc: warning: {output} links without its IR: {short_reason(error)}\n".encode()
+        steps.stderr.write(
+            f"llm-compiler cc: warning: {output} links without its IR: {reason_of(error)}\n".encode()
         )
-        driver.stderr.flush()
+        steps.stderr.flush()
     return 0
 
 
@@ -135,12 +183,12 @@ def ir_link(arguments: Sequence[str]) -> LinkCommand | None:
     return link if link is not None and any(carries_ir(Path(name)) for name in link.inputs) else None
 
 
-def link(driver: Driver, command: LinkCommand, log: UnitLog, started: float) -> int:
+def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -> int:
     """Steps 2 and 3: links ``command`` natively, with ``default<Oz>`` and with the
     program's own list; writes the smallest to the build's output.
 
     Args:
-        driver: The driver (its clang, chooser, log and objective).
+        steps: What it uses of the driver (its clang, chooser, log and objective).
         command: The build's link line (:func:`ir_link`).
         log: The log line so far (where and with which LLVM).
         started: When the command started (``time.monotonic()``).
@@ -153,88 +201,90 @@ def link(driver: Driver, command: LinkCommand, log: UnitLog, started: float) -> 
     with tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch:
         native = Path(scratch) / "native" / output.name
         native.parent.mkdir()
-        result = driver._clang(command.with_output(str(native)))
-        driver._show(result.stdout, driver.stdout)
-        driver._show(result.stderr, driver.stderr)
+        result = steps.clang(command.with_output(str(native)))
+        steps.show(result.stdout, steps.stdout)
+        steps.show(result.stderr, steps.stderr)
         if result.returncode != 0:  # the build's own error: shown, as clang would
             seconds = time.monotonic() - started
-            driver._record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
+            steps.record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
             return exit_status(result.returncode)
-        size = driver._size(native.read_bytes())
+        size = steps.size(native.read_bytes())
         log = replace(log, size=size, kept="native", native_size=size)
         kept = native
         try:
-            kept, log = _lto_links(driver, command, Path(scratch), native, log)
+            kept, log = _lto_links(steps, command, Path(scratch), native, log)
         except Exception as error:  # any failure of the LTO steps: the native link is kept
-            log = replace(log, reason=f"native link kept: {short_reason(error)}")
+            log = replace(log, reason=f"native link kept: {reason_of(error)}")
         _install(kept, output)
-    driver._record(replace(log, seconds=time.monotonic() - started))
+        if kept != native:  # the native link wrote its own where the build named them
+            for name, written in command.side_outputs(str(_side_folder(kept))):
+                if Path(written).exists():
+                    _install(Path(written), Path(name))
+    steps.record(replace(log, seconds=time.monotonic() - started))
     return 0
 
 
 def _lto_links(
-    driver: Driver, command: LinkCommand, scratch: Path, native: Path, log: UnitLog
+    steps: LinkSteps, command: LinkCommand, scratch: Path, native: Path, log: UnitLog
 ) -> tuple[Path, UnitLog]:
     """The ``oz`` and ``chosen`` links; returns the smallest of the three and the log."""
     assert log.size is not None
     kept, best = native, log.size
     oz_output = scratch / "oz" / native.name
-    _lto_link(driver, command, oz_output, OZ_PIPELINE, "--save-temps")
-    oz_size = driver._size(oz_output.read_bytes())
+    _lto_link(steps, command, oz_output, OZ_PIPELINE, "--save-temps")
+    oz_size = steps.size(oz_output.read_bytes())
     log = replace(log, oz_size=oz_size)
     if oz_size < best:
         kept, best, log = oz_output, oz_size, replace(log, size=oz_size, kept="oz")
     try:
-        return _chosen_link(driver, command, oz_output, kept, best, log)
+        return _chosen_link(steps, command, oz_output, kept, best, log)
     except Exception as error:  # the chooser or its list failed: the smaller link so far is kept
-        return kept, replace(log, reason=f"{log.kept} link kept: {short_reason(error)}")
+        return kept, replace(log, reason=f"{log.kept} link kept: {reason_of(error)}")
 
 
 def _chosen_link(
-    driver: Driver, command: LinkCommand, oz_output: Path, kept: Path, best: int, log: UnitLog
+    steps: LinkSteps, command: LinkCommand, oz_output: Path, kept: Path, best: int, log: UnitLog
 ) -> tuple[Path, UnitLog]:
     """Chooses a list for the joined module of the ``oz`` link and links with it, if it
     is another list; returns the smaller of it and ``kept`` (``best`` bytes)."""
     joined = Path(f"{oz_output}{_JOINED_SUFFIX}")
-    ir = run_command(
-        [driver.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=driver.opt_timeout
-    ).stdout_text
+    ir = run_command([steps.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=steps.timeout).stdout_text
     # The key leaves out the first line, the ModuleID: it names the scratch folder.
-    key = driver._key(
+    key = steps.key(
         _CHOICE_KEY, ir.partition("\n")[2].encode() if ir.startswith("; ModuleID") else ir.encode()
     )
-    choice = _remembered_choice(driver, key)
-    if choice is None or driver.save_ir is not None:
-        with driver._compiler() as compiler:
-            chooser = driver._chooser(compiler)
+    choice = _remembered_choice(steps, key)
+    if choice is None or steps.save_ir is not None:
+        with steps.compiler() as compiler:
+            chooser = steps.chooser(compiler)
             program = compiler.load_ir(ir, name=oz_output.name)
             log = replace(log, program_id=program.id)
-            if driver.save_ir is not None:
-                atomic_write_text(driver.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
+            if steps.save_ir is not None:
+                atomic_write_text(steps.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
             choice = choice or chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
-        if key is not None and driver.cache is not None:
+        if key is not None and steps.cache is not None and not choice.transient:
             record = {"pipeline": choice.pipeline, "origin": choice.origin, "reason": choice.reason}
-            driver.cache.put(key, b"", record)
+            steps.cache.put(key, b"", record)
     log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
     if choice.pipeline == OZ_PIPELINE:
         return kept, log
     chosen_output = oz_output.parent.parent / "chosen" / oz_output.name
     try:
-        _lto_link(driver, command, chosen_output, choice.pipeline)
-        chosen_size = driver._size(chosen_output.read_bytes())
+        _lto_link(steps, command, chosen_output, choice.pipeline)
+        chosen_size = steps.size(chosen_output.read_bytes())
     except Exception as error:  # the chosen list failed at the link: the smaller other is kept
-        return kept, replace(log, reason=f"the chosen list failed, {log.kept} kept: {short_reason(error)}")
+        return kept, replace(log, reason=f"the chosen list failed, {log.kept} kept: {reason_of(error)}")
     log = replace(log, chosen_size=chosen_size)
     if chosen_size < best:
         return chosen_output, replace(log, size=chosen_size, kept="chosen")
     return kept, replace(log, reason=f"{log.reason}; not smaller linked, {log.kept} kept")
 
 
-def _remembered_choice(driver: Driver, key: str | None) -> Choice | None:
+def _remembered_choice(steps: LinkSteps, key: str | None) -> Choice | None:
     """The choice made before for the same joined module, from the driver's cache."""
-    if key is None or driver.cache is None:
+    if key is None or steps.cache is None:
         return None
-    entry = driver.cache.get(key)
+    entry = steps.cache.get(key)
     if entry is None:
         return None
     try:
@@ -245,12 +295,12 @@ def _remembered_choice(driver: Driver, key: str | None) -> Choice | None:
         return None
 
 
-def _lto_link(driver: Driver, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
+def _lto_link(steps: LinkSteps, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
     """Links the build's line to ``output`` with lld's LTO running ``pipeline``."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    result = driver._clang(
+    _side_folder(output).mkdir(parents=True, exist_ok=True)
+    result = steps.clang(
         [
-            *command.with_output(str(output)),
+            *command.with_output(str(output), str(_side_folder(output))),
             *LTO_LINK_FLAGS,
             "-Xlinker",
             f"--lto-newpm-passes={pipeline}",
@@ -262,6 +312,11 @@ def _lto_link(driver: Driver, command: LinkCommand, output: Path, pipeline: str,
             f"the LTO link with {pipeline} failed (status {result.returncode}): "
             f"{result.stderr.decode(errors='replace')[-2000:]}"
         )
+
+
+def _side_folder(linked: Path) -> Path:
+    """Where the link writing ``linked`` writes its side outputs."""
+    return linked.parent / "side-outputs"
 
 
 def _install(linked: Path, output: Path) -> None:

@@ -85,6 +85,12 @@ class UnitResult:
     objective: str = DEFAULT_OBJECTIVE.value
 
     @property
+    def transient(self) -> bool:
+        """Whether a candidate was rejected by a timeout alone (the choice holds for this
+        run only: see :attr:`~llm_compiler.selection.select.Selection.transient`)."""
+        return any(candidate.transient for candidate in self.candidates)
+
+    @property
     def improvement(self) -> float:
         """The fraction of -Oz's size saved (0 on fallback)."""
         return (self.oz_size - self.binary_size) / self.oz_size if self.oz_size else 0.0

@@ -32,7 +32,6 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import InvalidInput
 from llm_compiler.passes.pipeline import PassList, parse_pipeline
 from llm_compiler.predictor.ranker import Ranker, load
-from llm_compiler.predictor.search import PREDICTED_FIRST, PREDICTED_WARMUP, predicted_search
 from llm_compiler.predictor.shipped import ranker_file
 from llm_compiler.selection.proposer import ProposalRequest, Proposer
 from llm_compiler.selection.registry import ProposerContext, Spec
@@ -105,6 +104,9 @@ def builtin(spec: Spec, context: ProposerContext) -> Proposer:
     """
     path = _ranker_path(spec)
     if context.role == "search":
+        # Searching imports the tuner's strategies; ranking alone (every cc miss) does not.
+        from llm_compiler.predictor.search import PREDICTED_FIRST, PREDICTED_WARMUP, predicted_search
+
         spec.refuse_options("first", "warmup")
         return predicted_search(
             context.compiler,

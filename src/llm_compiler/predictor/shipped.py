@@ -46,6 +46,12 @@ def data_dir() -> Path:
     return Path(str(resources.files("llm_compiler.predictor") / "data"))
 
 
+def preload_shipped() -> None:
+    """Reads the rankers shipped with the package (the compile server does, once)."""
+    for path in sorted(data_dir().glob("ranker-llvm*.json")):
+        load(path)  # kept parsed by its size and modification time
+
+
 def shipped_majors() -> tuple[int, ...]:
     """The LLVM majors a ranker is shipped for, oldest first."""
     found = (_NAME.fullmatch(path.name) for path in data_dir().iterdir())

@@ -20,7 +20,9 @@ it (``tune``'s search, ``optimize``'s predictor or model, ``evaluate``'s systems
    candidate (:data:`~llm_compiler.selection.outcomes.FALLBACK_ORDER`).
 
 The gate's checks share the object the determinism check compiled (the compiler's
-object cache), so validating a list compiles the target once.
+object cache), so validating a list compiles the target once (with
+``Policy.second_beside``, that second compile starts beside the first). An object made
+by other means than one list (a joined unit) is checked by :meth:`Selector.check_object`.
 
 Sizes are in the policy's objective (:mod:`llm_compiler.core.objective`): bytes of
 text + data by default, text bytes, or IR instructions, in which case candidates are
@@ -31,9 +33,10 @@ objective's value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from typing import Any
 
 from llm_compiler.core.compiler import Compiler
@@ -72,6 +75,8 @@ class Candidate:
         replay: A command that replays a compile or validation failure.
         output_hash: The hash of the optimized IR (what "the same list" means).
         repaired_from: For a salvaged list, the rejected list it was made from.
+        transient: Its rejection rests on a timeout alone (a busy machine): it holds
+            for this run only, and nothing decided by it may be cached or stored.
     """
 
     answer: str = ""
@@ -87,6 +92,7 @@ class Candidate:
     replay: str = ""
     output_hash: str = ""
     repaired_from: str = ""
+    transient: bool = False
 
     @classmethod
     def measured(cls, pipeline: str, size: int, output_hash: str = "") -> Candidate:
@@ -134,6 +140,9 @@ class Policy:
             two compiles differ.
         jobs: Candidates measured at once.
         objective: What "smaller" means (:mod:`llm_compiler.core.objective`).
+        second_beside: Start each measured list's second compile (the determinism
+            check's) beside its measurement and -Oz's, not after: for one candidate whose
+            check is certain (``cc``'s confirmation); a list not smaller costs it too.
     """
 
     validate: bool = True
@@ -143,6 +152,7 @@ class Policy:
     determinism: bool = True
     jobs: int = 1
     objective: Objective = DEFAULT_OBJECTIVE
+    second_beside: bool = False
 
 
 @dataclass(frozen=True)
@@ -180,9 +190,36 @@ class Selection:
         """Whether a list smaller than -Oz was kept."""
         return self.fallback is None and self.binary_size < self.oz_size
 
+    @property
+    def transient(self) -> bool:
+        """Whether a list checked before the kept result was rejected by a timeout alone:
+        a quiet machine may choose otherwise, so the choice must not be cached."""
+        return any(candidate.transient for candidate in self.candidates)
+
+
+@dataclass(frozen=True)
+class ObjectCheck:
+    """What :meth:`Selector.check_object` made of an object.
+
+    Attributes:
+        verdict: ``validated``, ``nondeterministic``, ``compile-failure``,
+            ``validation-failure`` or ``not-checked`` (validation turned off).
+        detail: What was checked, or what failed.
+        obj: The object built (b"" when it could not be).
+        result: The gate's result (None when the gate was not reached).
+    """
+
+    verdict: Verdict
+    detail: str
+    obj: bytes = b""
+    result: GateResult | None = None
+
 
 #: Measures one list: (size or None, optimized-IR hash, error text).
 Measurer = Callable[[PassList], tuple[int | None, str, str]]
+
+#: A second compile of a list started beside its measurement: (object, measurement).
+_Second = Future[tuple[bytes, Measurement]]
 
 
 class Selector:
@@ -202,13 +239,22 @@ class Selector:
             raise ValueError("a Selector that validates needs a gate")
         self.salvager = Salvager(gate) if gate is not None else None
 
-    def measure(self, program: Program) -> Measurer:
+    def measure(self, program: Program, *, fresh: bool = False) -> Measurer:
         """The default measurer: one exact compile of ``program`` with the list (its IR
-        counted, not lowered, when the objective needs no object)."""
+        counted, not lowered, when the objective needs no object).
+
+        With ``fresh``, an independent compile (lowered whatever the objective) even when
+        the compiler's object cache holds the list's object, as a second compile beside
+        it needs.
+        """
 
         def measure(passes: PassList) -> tuple[int | None, str, str]:
             try:
-                value, digest = self.compiler.value(program, passes, self.policy.objective)
+                if fresh:
+                    measured = self.compiler.object_code(program, passes, fresh=True)[1]
+                    value, digest = self.policy.objective.of(measured), measured.ir_hash
+                else:
+                    value, digest = self.compiler.value(program, passes, self.policy.objective)
             except (CommandFailed, InvalidPassList) as error:
                 return None, "", _first_line(error)
             return value, digest, ""
@@ -234,12 +280,13 @@ class Selector:
             program: The unit.
             candidates: The proposed lists, in the proposer's order (ties in size go
                 to the earlier one).
-            oz_size: -Oz's size when known (else measured beside the candidates).
+            oz_size: -Oz's size when known, measured by the caller in the policy's
+                objective (else measured beside the candidates); never a made-up bound.
             measure: How lists are measured (default: :meth:`measure`); ``tune``
                 passes one that records every evaluation in its store.
         """
-        measure = measure or self.measure(program)
-        oz, listed = self._measured(program, list(candidates), oz_size, measure)
+        measure = measure or self.measure(program, fresh=self._beside)
+        oz, listed, seconds = self._measured(program, list(candidates), oz_size, measure)
         order = sorted(
             (
                 i
@@ -255,26 +302,45 @@ class Selector:
             assert best.run is not None and best.binary_size is not None
             detail = "unchecked: validation was turned off"
             return Selection(oz, best.run, best.binary_size, None, detail, tuple(listed), position=0)
-        return self._validate_in_order(program, listed, order, oz, measure)
+        return self._validate_in_order(program, listed, order, oz, measure, seconds)
+
+    @property
+    def _beside(self) -> bool:
+        """Whether second compiles start beside the measurements (and will be used)."""
+        return self.policy.second_beside and self.policy.validate and self.policy.determinism
+
+    def _second_compile(self, program: Program, pipeline: str) -> tuple[bytes, Measurement]:
+        """An independent compile of ``pipeline`` (the determinism check's second)."""
+        return self.compiler.object_code(program, self.compiler.passes(pipeline), fresh=True)
 
     def _measured(
         self, program: Program, listed: list[Candidate], oz_size: int | None, measure: Measurer
-    ) -> tuple[int, list[Candidate]]:
+    ) -> tuple[int, list[Candidate], dict[str, _Second]]:
         """Measures each candidate that may be measured (in parallel, each list once) and,
-        unless ``oz_size`` is given, -Oz in the same pool (first, as the slowest to
-        compile is usually -Oz); returns -Oz's size and the candidates."""
+        unless ``oz_size`` is given, -Oz in the same pool (first, as the slowest to compile
+        is usually -Oz), each list's second compile after it with ``second_beside``.
+        Returns -Oz's size, the candidates and the (finished) second compiles by list."""
         wanted = [i for i, c in enumerate(listed) if c.run is not None and c.verdict is Verdict.NOT_CHECKED]
         unique = sorted({run for i in wanted if listed[i].binary_size is None and (run := listed[i].run)})
 
-        def one(pipeline: str) -> tuple[str, tuple[int | None, str, str]]:
+        def one(pipeline: str) -> tuple[int | None, str, str]:
             try:
-                return pipeline, measure(self.compiler.passes(pipeline))
+                return measure(self.compiler.passes(pipeline))
             except InvalidPassList as error:
-                return pipeline, (None, "", _first_line(error))
+                return None, "", _first_line(error)
 
-        with ThreadPoolExecutor(max_workers=max(1, self.policy.jobs)) as pool:
+        workers = max(1, self.policy.jobs)
+        if self._beside:  # each measurement with its second compile, and -Oz beside them
+            workers = 2 * workers + (oz_size is None)
+        seconds: dict[str, _Second] = {}
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             oz_future = pool.submit(self.oz_size, program) if oz_size is None else None
-            sizes = dict(pool.map(one, unique))
+            firsts = {}
+            for pipeline in unique:  # a measurement, then its second: they start together
+                firsts[pipeline] = pool.submit(one, pipeline)
+                if self._beside:
+                    seconds[pipeline] = pool.submit(self._second_compile, program, pipeline)
+            sizes = {pipeline: future.result() for pipeline, future in firsts.items()}
             oz = oz_future.result() if oz_future is not None else oz_size
         assert oz is not None
         for i in wanted:
@@ -290,10 +356,16 @@ class Selector:
             if candidate.binary_size >= oz:
                 detail = f"{candidate.binary_size} {self.policy.objective.unit}, -Oz {oz}"
                 listed[i] = candidate.but(verdict=Verdict.NOT_SMALLER, detail=detail)
-        return oz, listed
+        return oz, listed, seconds
 
     def _validate_in_order(
-        self, program: Program, listed: list[Candidate], order: list[int], oz: int, measure: Measurer
+        self,
+        program: Program,
+        listed: list[Candidate],
+        order: list[int],
+        oz: int,
+        measure: Measurer,
+        seconds: Mapping[str, _Second],
     ) -> Selection:
         checked: dict[str, Candidate] = {}
         rejected_outputs: dict[str, str] = {}
@@ -311,7 +383,7 @@ class Selector:
                 detail = f"the same optimized IR as the rejected {rejected_outputs[candidate.output_hash]}"
                 listed[i] = candidate.but(verdict=Verdict.SAME_AS_REJECTED, detail=detail)
                 continue
-            kept, chain = self._check_and_salvage(program, candidate, oz, measure, rejections)
+            kept, chain = self._check_and_salvage(program, candidate, oz, measure, rejections, seconds)
             listed[i] = chain[0]
             repaired += chain[1:]
             for done in chain:
@@ -351,8 +423,10 @@ class Selector:
         oz: int,
         measure: Measurer,
         rejections: list[Rejection],
+        seconds: Mapping[str, _Second],
     ) -> tuple[Candidate | None, list[Candidate]]:
-        """Checks one candidate, repairing it while it fails.
+        """Checks one candidate, repairing it while it fails; a list whose second compile
+        was started beside its measurement (``seconds``) is checked with it.
 
         Returns the kept candidate (None when nothing passed) and the chain checked:
         the candidate with its verdict, then each repaired list with its own.
@@ -363,8 +437,13 @@ class Selector:
             run, size = current.run, current.binary_size
             assert run is not None and size is not None
             passes = self.compiler.passes(run)
-            verdict, detail, command, result = self.check(program, passes, size, current.output_hash)
-            current = current.but(verdict=verdict, detail=detail, replay=command)
+            started = seconds.get(run)
+            second = None if started is None else partial(_measurement_of, started)
+            verdict, detail, command, result = self.check(
+                program, passes, size, current.output_hash, second=second
+            )
+            transient = result is not None and result.transient
+            current = current.but(verdict=verdict, detail=detail, replay=command, transient=transient)
             chain.append(current)
             if verdict is Verdict.VALIDATED:
                 return current, chain
@@ -376,7 +455,7 @@ class Selector:
                 detail[:500],
                 command,
             )
-            if not self.policy.salvage or result is None or self.salvager is None:
+            if not self.policy.salvage or result is None or self.salvager is None or transient:
                 rejections.append(rejection)
                 return None, chain
             culprits = self.salvager.culprits(program, passes, result)
@@ -442,10 +521,54 @@ class Selector:
         verdict = Verdict.VALIDATED if result.passed else Verdict.VALIDATION_FAILURE
         return verdict, result.description, result.command, result
 
+    def check_object(
+        self,
+        program: Program,
+        build: Callable[[], bytes],
+        label: str,
+        *,
+        again: Callable[[], bytes] | None = None,
+    ) -> ObjectCheck:
+        """The determinism check and the gate for an object made from ``program`` by other
+        means than one list (a unit joined from per-function lists): built twice at once,
+        the same bytes (else ``nondeterministic``), then the gate's object checks
+        (:meth:`~llm_compiler.validation.gate.Gate.check_object`). Built once with
+        ``determinism`` off; ``not-checked`` with validation off.
+
+        Args:
+            program: The unit the object was made from.
+            build: Makes the object (raises :class:`~llm_compiler.errors.CommandFailed`
+                when LLVM fails).
+            label: How it was made, for the gate's messages.
+            again: Makes it a second time by another road (a replay from the record).
+        """
+        try:
+            if self.policy.determinism:
+                with ThreadPoolExecutor(max_workers=2) as pool:
+                    first, second = pool.submit(build), pool.submit(again or build)
+                    obj, other = first.result(), second.result()
+                if obj != other:
+                    detail = f"two builds of {label} differ ({len(obj)} then {len(other)} bytes of object)"
+                    return ObjectCheck(Verdict.NONDETERMINISTIC, detail, obj)
+            else:
+                obj = build()
+        except CommandFailed as error:
+            return ObjectCheck(Verdict.COMPILE_FAILURE, _first_line(error))
+        if self.gate is None:
+            return ObjectCheck(Verdict.NOT_CHECKED, "unchecked: validation was turned off", obj)
+        result = self.gate.check_object(program, obj, label)
+        verdict = Verdict.VALIDATED if result.passed else Verdict.VALIDATION_FAILURE
+        return ObjectCheck(verdict, result.description, obj, result)
+
     @staticmethod
     def _fallback(oz: int, listed: Sequence[Candidate], rejections: Sequence[Rejection]) -> Selection:
         verdict, detail = fallback_reason(listed)
         return Selection(oz, OZ_PIPELINE, oz, verdict, detail, tuple(listed), tuple(rejections))
+
+
+def _measurement_of(second: _Second) -> Measurement:
+    """The measurement of a second compile started beside the first (waits for it)."""
+    return second.result()[1]
 
 
 def _first_line(error: Exception) -> str:
@@ -479,4 +602,13 @@ def fallback_reason(candidates: Sequence[Candidate]) -> tuple[Verdict, str]:
     return Verdict.NOT_SMALLER, "no candidate was smaller than -Oz"
 
 
-__all__ = ["Candidate", "Measurer", "Policy", "Rejection", "Selection", "Selector", "fallback_reason"]
+__all__ = [
+    "Candidate",
+    "Measurer",
+    "ObjectCheck",
+    "Policy",
+    "Rejection",
+    "Selection",
+    "Selector",
+    "fallback_reason",
+]

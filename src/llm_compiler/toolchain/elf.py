@@ -10,7 +10,9 @@ at run time (``SHF_ALLOC``) counts as
 * **bss** otherwise (writable ``NOBITS``: takes no space on disk, excluded).
 
 This module reads those figures straight from the object's bytes, so measuring needs
-no extra process. It handles 32- and 64-bit, little- and big-endian ELF.
+no extra process. It handles 32- and 64-bit, little- and big-endian ELF;
+:func:`berkeley_size` reads Mach-O and COFF objects too, as ``llvm-size`` does
+(:mod:`llm_compiler.toolchain.objects`), and names the fix for any other format.
 """
 
 from __future__ import annotations
@@ -25,25 +27,12 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import Symbol, SymbolTableSection
 
 from llm_compiler.errors import InvalidInput
+from llm_compiler.toolchain.objects import MEASURE_FIX, BerkeleySize, coff_size, macho_size, object_format
 
 SHF_WRITE = 0x1
 SHF_ALLOC = 0x2
 SHF_EXECINSTR = 0x4
 SHT_NOBITS = 8
-
-
-@dataclass(frozen=True)
-class BerkeleySize:
-    """Section sizes of an object in the Berkeley sense (bytes)."""
-
-    text: int
-    data: int
-    bss: int
-
-    @property
-    def binary_size(self) -> int:
-        """LLM Compiler's binary size: text + data (bss takes no file space)."""
-        return self.text + self.data
 
 
 @dataclass(frozen=True)
@@ -55,7 +44,7 @@ class _Section:
 
 def _sections(blob: bytes) -> list[_Section]:
     if blob[:4] != b"\x7fELF":
-        raise InvalidInput("Not an ELF object (bad magic); binary size needs an ELF file.")
+        raise InvalidInput(f"Not an ELF object: it is {object_format(blob)}.")
     elf_class, data_encoding = blob[4], blob[5]
     if elf_class not in (1, 2) or data_encoding not in (1, 2):
         raise InvalidInput("Malformed ELF header (unknown class or byte order).")
@@ -83,17 +72,27 @@ def _sections(blob: bytes) -> list[_Section]:
 
 
 def berkeley_size(blob: bytes) -> BerkeleySize:
-    """Computes the Berkeley text/data/bss sizes of an ELF object.
+    """Computes the Berkeley text/data/bss sizes of an ELF, Mach-O or COFF object.
 
     Args:
-        blob: The bytes of an ELF relocatable object, executable or shared library.
+        blob: The bytes of a relocatable object, executable or shared library.
 
     Returns:
-        The sizes, equal to what ``llvm-size --format=berkeley`` prints.
+        The sizes, equal to what ``llvm-size --format=berkeley`` prints (for Mach-O,
+        whose columns are ``__TEXT __DATA __OBJC others``, see
+        :mod:`llm_compiler.toolchain.objects`).
 
     Raises:
-        InvalidInput: ``blob`` is not a well-formed ELF file.
+        InvalidInput: ``blob`` is not a well-formed object of those formats; the
+            message names the format found and how to measure the unit anyway.
     """
+    found = object_format(blob)
+    if found == "Mach-O":
+        return macho_size(blob)
+    if found == "COFF":
+        return coff_size(blob)
+    if found != "ELF":
+        raise InvalidInput(f"Cannot measure the binary size of this object ({found}). {MEASURE_FIX}")
     text = data = bss = 0
     for section in _sections(blob):
         if not section.flags & SHF_ALLOC:
@@ -113,6 +112,15 @@ _NOT_DEFINITIONS = {"STT_SECTION", "STT_FILE"}
 
 def _symbols(blob: bytes) -> Iterator[Symbol]:
     """Every entry of an ELF file's symbol tables."""
+    found = object_format(blob)
+    if found != "ELF":
+        raise InvalidInput(
+            f"Cannot read the symbols of this object ({found}): the target's link check "
+            "(validation) and per-function sizes read ELF symbol tables only, so lists for this unit "
+            "cannot be validated here. Give the unit an ELF target: compile its source with --target "
+            "x86_64-linux-gnu, or set the IR's 'target triple' and 'target datalayout' to an ELF "
+            "target's (tune --no-validate measures it without validation, unsafely)."
+        )
     try:
         elf = ELFFile(io.BytesIO(blob))
         sections = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]

@@ -16,22 +16,40 @@ only inline, dropped before any inliner ran: a link failure, not a miscompile) o
 sandbox's :class:`~llm_compiler.validation.sandbox.RunResult`. Judging the run (against
 a reference build, an expected output...) is the caller's business.
 
+A busy machine can make a good program run past its limits, so a run that stops at a
+limit is run once more under :attr:`Checker.retry_limits` (by default
+:data:`RETRY_FACTOR` times the limits), and a link that runs past its time limit is
+tried once more with :data:`RETRY_FACTOR` times it; only what happens on that second
+try is returned. A run that still times out has ``timed_out``, a link that still
+times out is a :class:`LinkFailure` with ``timed_out``: callers must treat either as
+"not known under this load", never store it as a verdict.
+
 :attr:`Checker.link_command` is the link line itself, so that replay commands repeat
 exactly the link the check did.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import re
 import shlex
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_compiler.errors import CommandFailed
+from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.sandbox import Limits, RunResult, run_sandboxed
+
+logger = logging.getLogger(__name__)
+
+#: How much longer the second try of a run (or link) that ran past its limits may take:
+#: a program that timed out on a busy machine is run once more with this many times its
+#: wall-clock and CPU-time limits before its timeout counts.
+RETRY_FACTOR = 3
 
 #: The names the object and the executable have in the build directory (and in replays).
 OBJECT_NAME = "program.o"
@@ -57,10 +75,26 @@ class LinkFailure:
             a note that this is not a miscompile.
         undefined_symbols: The symbols the linker could not resolve (demangled as the
             linker printed them), first seen first; empty for other failures.
+        timed_out: The link ran past its time limit twice (:data:`RETRY_FACTOR`): the
+            machine was too busy to tell, which says nothing about the object.
     """
 
     detail: str
     undefined_symbols: tuple[str, ...] = ()
+    timed_out: bool = False
+
+
+def retry_limits_for(limits: Limits) -> Limits:
+    """The limits of the second try of a run that stopped at ``limits``: wall-clock and
+    CPU time :data:`RETRY_FACTOR` times longer, memory and file size as they were.
+
+    Example:
+        >>> retry_limits_for(Limits(timeout=2.0, cpu_seconds=2)).timeout
+        6.0
+    """
+    return dataclasses.replace(
+        limits, timeout=limits.timeout * RETRY_FACTOR, cpu_seconds=limits.cpu_seconds * RETRY_FACTOR
+    )
 
 
 class Checker:
@@ -70,6 +104,8 @@ class Checker:
         toolchain: The LLVM whose ``clang++`` (and ``ld.lld``, when present) links.
         link_timeout: Seconds the link may run (the compiler's time limit).
         limits: Limits of each run (default: :class:`Limits`'s).
+        retry_limits: Limits of the one second try of a run that stopped at ``limits``
+            (default: :func:`retry_limits_for` ``limits``).
 
     Example::
 
@@ -82,10 +118,18 @@ class Checker:
             print(result.returncode, result.stdout)
     """
 
-    def __init__(self, toolchain: Toolchain, *, link_timeout: float, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        toolchain: Toolchain,
+        *,
+        link_timeout: float,
+        limits: Limits | None = None,
+        retry_limits: Limits | None = None,
+    ) -> None:
         self.toolchain = toolchain
         self.link_timeout = link_timeout
         self.limits = limits or Limits()
+        self.retry_limits = retry_limits or retry_limits_for(self.limits)
         lld = ("-fuse-ld=lld",) if (toolchain.bin_dir / "ld.lld").exists() else ()
         self._link_command = (
             str(toolchain.tool("clang++")), "-no-pie", *lld, OBJECT_NAME, "-lm", "-o", EXECUTABLE_NAME,
@@ -109,8 +153,10 @@ class Checker:
             subject: What is checked (a program's name), named in logs and errors.
 
         Returns:
-            How the run ended (a run past its limits has ``timed_out``), or why the
-            link failed (a link that runs past the time limit fails too).
+            How the run ended, or why the link failed. A run or link that runs past
+            its limits is tried once more with longer ones (module docstring); a run
+            past its second limits has ``timed_out``, a link past its second time
+            limit is a :class:`LinkFailure` with ``timed_out``.
 
         Raises:
             ToolchainError: ``clang++`` cannot be started.
@@ -118,11 +164,37 @@ class Checker:
         with tempfile.TemporaryDirectory(prefix="llm-compiler-run-") as scratch:
             directory = Path(scratch)
             (directory / OBJECT_NAME).write_bytes(obj)
+            failure = self._link(directory, subject)
+            if failure is not None:
+                return failure
+            result = run_sandboxed(directory / EXECUTABLE_NAME, directory, self.limits)
+            if result.timed_out:
+                logger.info(
+                    "%s ran past its limits (%g s); running it once more with %g s",
+                    subject, self.limits.timeout, self.retry_limits.timeout,
+                )  # fmt: skip
+                # in a directory of its own, so that nothing the first run wrote is seen
+                again = directory / "retry"
+                again.mkdir()
+                shutil.copy2(directory / EXECUTABLE_NAME, again / EXECUTABLE_NAME)
+                result = run_sandboxed(again / EXECUTABLE_NAME, again, self.retry_limits)
+            return result
+
+    def _link(self, directory: Path, subject: str) -> LinkFailure | None:
+        """Links ``program.o`` in ``directory``; a link past its time limit is tried once
+        more with :data:`RETRY_FACTOR` times it. Returns None when the link succeeded."""
+        timed_out: CompileTimeout | None = None
+        for timeout in (self.link_timeout, self.link_timeout * RETRY_FACTOR):
             try:
-                run_command(self._link_command, timeout=self.link_timeout, cwd=directory, subject=subject)
+                run_command(self._link_command, timeout=timeout, cwd=directory, subject=subject)
+            except CompileTimeout as error:
+                timed_out = error
             except CommandFailed as error:
                 return link_failure(error)
-            return run_sandboxed(directory / EXECUTABLE_NAME, directory, self.limits)
+            else:
+                return None
+        assert timed_out is not None
+        return dataclasses.replace(link_failure(timed_out), timed_out=True)
 
 
 def link_failure(error: CommandFailed) -> LinkFailure:

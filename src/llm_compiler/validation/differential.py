@@ -7,6 +7,14 @@ build-and-run :class:`~llm_compiler.validation.checker.Checker` (one link line, 
 sandbox and its limits). The candidate passes when it compiles, links, runs and
 prints the same standard output with the same exit status. The reference result is
 computed once per program.
+
+A timeout says how busy the machine was as much as what the list did: a run or link
+past its limits is tried once more with longer ones (the checker's
+:data:`~llm_compiler.validation.checker.RETRY_FACTOR`), and what still times out, or a
+compile past the compiler's time limit, is a TIMEOUT that is
+:attr:`CheckResult.transient`: it rejects the list for this check only. A reference
+that timed out is not remembered (the next check builds and runs it again) and makes
+the check a TIMEOUT, never UNSUPPORTED, which would let the list pass unchecked.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from llm_compiler.core.program import O0_PIPELINE, Program
 from llm_compiler.errors import CommandFailed, CompileTimeout
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.ir import defined_functions
-from llm_compiler.validation.checker import Checker, LinkFailure
+from llm_compiler.validation.checker import RETRY_FACTOR, Checker, LinkFailure
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.sandbox import Limits, RunResult
 
@@ -40,6 +48,13 @@ class CheckResult:
     program: str
     pipeline: str
     detail: str = ""
+
+    @property
+    def transient(self) -> bool:
+        """Whether the verdict rests on a timeout (a compile, link or run past its limits,
+        the reference's included): it holds for this check only, since a busy machine
+        times out good lists too, so nothing decided by it may be cached."""
+        return self.outcome is Outcome.TIMEOUT
 
 
 def is_runnable(program: Program) -> bool:
@@ -75,7 +90,8 @@ class DifferentialChecker:
 
         Returns:
             PASS, or UNSUPPORTED (no ``main``, or the reference build fails), or the
-            failure: COMPILE_FAIL, TIMEOUT (compiling or running), LINK_FAIL,
+            failure: COMPILE_FAIL, TIMEOUT (compiling, linking or running, the
+            reference's included: :attr:`~CheckResult.transient`), LINK_FAIL,
             RUNTIME_FAIL (a signal, or a non-zero exit status other than the
             reference's) or OUTPUT_MISMATCH (other output, or exit status 0 where the
             reference's was not).
@@ -96,6 +112,9 @@ class DifferentialChecker:
         if not is_runnable(program):
             return CheckResult(Outcome.UNSUPPORTED, program.name, label, "no main() to run")
         reference = self._reference_run(program)
+        if isinstance(reference, CheckResult) and reference.transient:
+            detail = f"the -O0 reference: {reference.detail}; a timeout is not kept: checked again next time"
+            return CheckResult(Outcome.TIMEOUT, program.name, label, detail)
         if isinstance(reference, CheckResult):
             return CheckResult(
                 Outcome.UNSUPPORTED, program.name, label, f"reference build failed: {reference.detail}"
@@ -124,10 +143,14 @@ class DifferentialChecker:
         return CheckResult(Outcome.PASS, program.name, pipeline)
 
     def _reference_run(self, program: Program) -> RunResult | CheckResult:
-        if program.id not in self._reference:
-            passes = self.compiler.pass_set.parse(O0_PIPELINE)
-            self._reference[program.id] = self._build_and_run(program, passes)
-        return self._reference[program.id]
+        """The -O0 build's run, remembered per program unless it timed out."""
+        remembered = self._reference.get(program.id)
+        if remembered is not None:
+            return remembered
+        result = self._build_and_run(program, self.compiler.pass_set.parse(O0_PIPELINE))
+        if not (isinstance(result, CheckResult) and result.transient):
+            self._reference[program.id] = result
+        return result
 
     def _build_and_run(self, program: Program, passes: PassList) -> RunResult | CheckResult:
         """The run of ``program`` built with ``passes``, or the failure that ended it."""
@@ -143,15 +166,16 @@ class DifferentialChecker:
 
     def _run(self, program: Program, pipeline: str, obj: bytes) -> RunResult | CheckResult:
         result = self.checker.link_and_run(obj, subject=program.name)
+        if isinstance(result, LinkFailure) and result.timed_out:
+            limit = self.checker.link_timeout
+            detail = f"the link ran past its time limit twice ({limit:g} s, then {limit * RETRY_FACTOR:g} s)"
+            return CheckResult(Outcome.TIMEOUT, program.name, pipeline, f"{detail}: {result.detail}")
         if isinstance(result, LinkFailure):
             return CheckResult(Outcome.LINK_FAIL, program.name, pipeline, result.detail)
         if result.timed_out:
-            return CheckResult(
-                Outcome.TIMEOUT,
-                program.name,
-                pipeline,
-                f"the program ran past its limits ({self.checker.limits.timeout:g} s)",
-            )
+            limits = f"{self.checker.limits.timeout:g} s, then {self.checker.retry_limits.timeout:g} s"
+            detail = f"the program ran past its limits twice ({limits})"
+            return CheckResult(Outcome.TIMEOUT, program.name, pipeline, detail)
         if result.killed_by is not None:
             return CheckResult(
                 Outcome.RUNTIME_FAIL,

@@ -17,6 +17,12 @@ tool, in this order:
 It says which of these applied, so a target that could only be checked against the
 bundled suites is reported as such, and a rejection says which check failed, with
 what :mod:`llm_compiler.validation.salvage` needs to find the passes to blame.
+
+A rejection that rests on a timeout (a suite program or the target itself ran past
+its limits twice, or a compile past the compiler's) is :attr:`GateResult.transient`:
+it holds for this run only, since a busy machine times out good lists too. Callers
+must not cache anything decided by it (a chosen list, a fallback to -Oz, an object),
+nor look for passes to blame in it.
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ class GateResult:
             could check); empty when it passed.
         failure: For ``"suite"``, the failing program's check.
         command: A shell command that replays the failure (empty when it passed).
+        transient: The rejection rests on a timeout (``outcome`` is TIMEOUT): it holds
+            for this run only, and nothing decided by it may be cached or stored.
     """
 
     passed: bool
@@ -89,6 +97,13 @@ class GateResult:
     check: str = ""
     failure: ProgramCheck | None = None
     command: str = ""
+    transient: bool = False
+
+    def __post_init__(self) -> None:
+        if self.transient and (self.passed or self.outcome is not Outcome.TIMEOUT):
+            raise ValueError(
+                f"only a rejection by a timeout is transient, not {self.outcome} ({self.passed=})"
+            )
 
 
 class Gate:
@@ -122,18 +137,32 @@ class Gate:
         self.user_check = user_check
 
     def check(self, program: Program, passes: PassList) -> GateResult:
-        """Runs the checks in order; the first that fails decides."""
+        """Runs the checks in order; the first that fails decides (for the suites, a
+        miscompile other than a timeout before a timeout, so that a rejection is
+        :attr:`~GateResult.transient` only when nothing but a timeout rejects)."""
         linkage = self.linkage.check(program, passes)
         if not linkage.passed:
-            return GateResult(False, Outcome.LINK_FAIL, linkage.detail, "linkage", command=linkage.command)
+            return GateResult(
+                False,
+                linkage.outcome,
+                linkage.detail,
+                "linkage",
+                command=linkage.command,
+                transient=linkage.transient,
+            )
         done = ["the target's own link (its undefined symbols)"]
         suite_note = ""
         if self.evaluator is not None:
             verdict = self.evaluator.check(passes)
             if verdict.miscompiles:
-                failure = verdict.miscompiles[0]
+                failure = min(verdict.miscompiles, key=lambda f: f.outcome is Outcome.TIMEOUT)
                 description = f"PassListEval: {failure.outcome} on {failure.program}"
-                return GateResult(False, failure.outcome, description, "suite", failure, failure.command)
+                transient = failure.outcome is Outcome.TIMEOUT
+                if transient:
+                    description += f" ({failure.detail}; a timeout is not kept: checked again next time)"
+                return GateResult(
+                    False, failure.outcome, description, "suite", failure, failure.command, transient
+                )
             done.append(f"PassListEval ({sum(verdict.outcomes.values())} programs)")
             if verdict.link_failures:
                 names = ", ".join(f.program for f in verdict.link_failures[:3])
@@ -144,7 +173,10 @@ class Gate:
                 description = f"the program itself: {result.outcome} ({result.detail[:200]})"
                 command = build_command(self.compiler, program, passes.pipeline)
                 command += f" && {self.differential.checker.link_line} && ./program"
-                return GateResult(False, result.outcome, description, "program", command=command)
+                transient = result.outcome is Outcome.TIMEOUT
+                return GateResult(
+                    False, result.outcome, description, "program", command=command, transient=transient
+                )
             if result.outcome is Outcome.PASS:
                 done.append("the program's own output and exit status")
         if self.user_check:
@@ -166,13 +198,14 @@ class Gate:
         own link, its own run and the user's check. ``label`` names how it was built."""
         linkage = self.linkage.check_object(program, obj)
         if not linkage.passed:
-            return GateResult(False, Outcome.LINK_FAIL, linkage.detail, "linkage")
+            return GateResult(False, linkage.outcome, linkage.detail, "linkage", transient=linkage.transient)
         done = ["the target's own link (its undefined symbols)"]
         if is_runnable(program):
             result = self.differential.check_object(program, obj, label)
             if result.outcome.is_failure:
                 description = f"the program itself: {result.outcome} ({result.detail[:200]})"
-                return GateResult(False, result.outcome, description, "program")
+                transient = result.outcome is Outcome.TIMEOUT
+                return GateResult(False, result.outcome, description, "program", transient=transient)
             if result.outcome is Outcome.PASS:
                 done.append("the program's own output and exit status")
         if self.user_check:

@@ -15,6 +15,11 @@ one the runtime libraries it links against export: the C library, libm, libgcc
 reference any other symbol is rejected for that target, naming the symbol. The check
 needs no ``main`` and no run, so it also speaks for units that cannot be executed.
 
+A build (the target's with the list, or its ``default<Oz>`` one) that runs past the
+compiler's time limit says nothing about the list's symbols: the check is a TIMEOUT
+that is :attr:`LinkageResult.transient` (it rejects the list for this check only, and
+nothing decided by it may be cached), never a "does not build".
+
 Reading those libraries takes seconds, and ``llm-compiler cc`` checks one unit per
 process, so their exports are remembered on disk (:func:`runtime_exports`), with the
 size and modification time of the driver and of each library: an upgraded C library
@@ -35,12 +40,13 @@ from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
-from llm_compiler.errors import CommandFailed, InvalidInput, LlmCompilerError
+from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput, LlmCompilerError
 from llm_compiler.files import atomic_write_text, cache_dir
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.elf import elf_symbols, undefined_symbols
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
+from llm_compiler.validation.outcomes import Outcome
 
 #: Runtime files of every target (asked of the driver by name), then C++'s own.
 C_RUNTIME = ("libc.so.6", "libm.so.6", "libgcc_s.so.1", "libc_nonshared.a", "ld-linux-x86-64.so.2")
@@ -182,12 +188,37 @@ def build_command(compiler: Compiler, program: Program, pipeline: str) -> str:
 
 @dataclass(frozen=True)
 class LinkageResult:
-    """Whether a list keeps a target linkable, and the symbols that would not resolve."""
+    """Whether a list keeps a target linkable, and the symbols that would not resolve.
+
+    Attributes:
+        passed: Whether the target built with the list would link.
+        missing: The symbols nothing would resolve, sorted.
+        detail: Why it failed, readable; "" when it passed.
+        command: A shell command that replays the failure (empty when none does).
+        transient: The check could not tell: a build ran past the compiler's time
+            limit (:attr:`outcome` is TIMEOUT), which holds for this check only.
+    """
 
     passed: bool
     missing: tuple[str, ...] = ()
     detail: str = ""
     command: str = ""
+    transient: bool = False
+
+    @property
+    def outcome(self) -> Outcome:
+        """PASS, TIMEOUT (:attr:`transient`) or LINK_FAIL."""
+        if self.passed:
+            return Outcome.PASS
+        return Outcome.TIMEOUT if self.transient else Outcome.LINK_FAIL
+
+
+def _timed_out(build: str, error: CompileTimeout) -> LinkageResult:
+    """The transient result of a check whose ``build`` ran past the time limit."""
+    detail = f"{build} ran past the compiler's time limit ({error})"
+    return LinkageResult(
+        False, (), f"{detail}; a timeout is not kept: checked again next time", transient=True
+    )
 
 
 class LinkageCheck:
@@ -206,7 +237,8 @@ class LinkageCheck:
         references, and the runtime libraries' exports.
 
         Raises:
-            CommandFailed: The program does not build under -Oz.
+            CommandFailed: The program does not build under -Oz (CompileTimeout: not
+                within the compiler's time limit; nothing is remembered then).
         """
         language = target_language(program)
         key = (program.id, language)
@@ -217,9 +249,13 @@ class LinkageCheck:
         return self._allowed[key]
 
     def check(self, program: Program, passes: PassList) -> LinkageResult:
-        """Builds ``program`` with ``passes`` and looks for references nothing resolves."""
+        """Builds ``program`` with ``passes`` and looks for references nothing resolves
+        (a build past the compiler's time limit: a :attr:`~LinkageResult.transient`
+        TIMEOUT)."""
         try:
             obj, _ = self.compiler.object_code(program, passes)
+        except CompileTimeout as error:
+            return _timed_out("the target's build with the list", error)
         except CommandFailed as error:
             return LinkageResult(False, (), f"the target does not build: {error}")
         result = self.check_object(program, obj)
@@ -233,6 +269,8 @@ class LinkageCheck:
         """Looks for references nothing resolves in an object built from ``program``."""
         try:
             allowed = self.allowed(program)
+        except CompileTimeout as error:
+            return _timed_out("the target's default<Oz> build", error)
         except CommandFailed as error:
             return LinkageResult(False, (), f"the target does not build: {error}")
         missing = tuple(sorted(undefined_symbols(obj) - allowed))

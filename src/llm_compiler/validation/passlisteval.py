@@ -17,6 +17,16 @@ that ended, link failures included, without a new link or run
 (:attr:`PassListEval.stats` counts these reuses);
 and whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
 
+A timeout says how busy the machine was as much as what the list did, so it is never
+stored: a run or link past its limits is tried once more with longer ones (the
+checker's :data:`~llm_compiler.validation.checker.RETRY_FACTOR`); a pass on that try
+is a pass (and stored as one); a second timeout, or a compile past the compiler's time
+limit, makes the check a TIMEOUT that is kept nowhere: not in the ``runs``, ``ir`` or
+``verdicts`` tables, not in the in-memory references or programs. A verdict with a
+timeout among its failures is :attr:`Verdict.transient`: it holds for this run only,
+and is not stored either, so a later check (another build, a quieter machine) checks
+the list again.
+
 With ``stop_at_first_failure`` a list stops being checked at its first failing
 program; ``stop_on_link_failure=False`` lets it go on past link failures, which is
 what :class:`~llm_compiler.validation.gate.Gate` needs: a suite program's link failure
@@ -87,6 +97,12 @@ class Verdict:
     notes: tuple[str, ...] = field(default=())
 
     @property
+    def transient(self) -> bool:
+        """Whether a timeout is among the failures: the verdict holds for this run only
+        (a busy machine can time out a good list), so it is never stored."""
+        return any(f.outcome is Outcome.TIMEOUT for f in self.failures)
+
+    @property
     def link_failures(self) -> tuple[ProgramCheck, ...]:
         """Programs that did not link (not run, so nothing was miscompiled)."""
         return tuple(f for f in self.failures if f.outcome is Outcome.LINK_FAIL)
@@ -137,8 +153,10 @@ class Verdict:
 
 #: Raised when the way runs are judged changes (2: a run stopped at its CPU-time limit
 #: is a timeout; 3: program checks kept by IR hash; 4: link failures kept with runs
-#: instead), so that no cached run or verdict of the old rules is reused.
-CACHE_FORMAT = 4
+#: instead; 5: timeouts are retried and never stored, so the runs and verdicts that
+#: older stores kept for them are not recalled), so that no cached run or verdict of
+#: the old rules is reused.
+CACHE_FORMAT = 5
 
 
 @dataclass
@@ -188,6 +206,8 @@ class PassListEval:
         suites: The suites to check against.
         jobs: Programs checked at once (default: the compiler's workers).
         limits: Limits of each test run.
+        retry_limits: Limits of the one second try of a run that stopped at ``limits``
+            (default: the checker's ``RETRY_FACTOR`` times its wall-clock and CPU time).
         cache_dir: Where IR, reference outputs and verdicts are kept.
         stop_at_first_failure: Stop checking a list once one program fails.
         stop_on_link_failure: With ``stop_at_first_failure``, whether a link failure
@@ -203,6 +223,7 @@ class PassListEval:
         *,
         jobs: int | None = None,
         limits: Limits | None = None,
+        retry_limits: Limits | None = None,
         cache_dir: Path | None = None,
         stop_at_first_failure: bool = False,
         stop_on_link_failure: bool = True,
@@ -214,7 +235,9 @@ class PassListEval:
         self.suites = tuple(suites)
         self.jobs = jobs or compiler.workers
         self.limits = limits or Limits()
-        self.checker = Checker(compiler.toolchain, link_timeout=compiler.timeout, limits=self.limits)
+        self.checker = Checker(
+            compiler.toolchain, link_timeout=compiler.timeout, limits=self.limits, retry_limits=retry_limits
+        )
         self.stop_at_first_failure = stop_at_first_failure
         self.stop_on_link_failure = stop_on_link_failure
         self.reuse_checks = reuse_checks
@@ -265,6 +288,8 @@ class PassListEval:
         else:
             try:
                 program = self.compiler.load(self.source_path(test), FrontendOptions(extra_flags=test.flags))
+            except CompileTimeout as error:  # kept nowhere: the next check compiles it again
+                return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, f"the front end: {error}")
             except (InvalidInput, CommandFailed) as error:
                 program = ProgramCheck(
                     test.name, test.suite, Outcome.UNSUPPORTED, f"does not compile: {error}"
@@ -281,10 +306,12 @@ class PassListEval:
     ) -> tuple[RunResult | LinkFailure, bool]:
         """Runs a build with the checker, or recalls how the same program's same IR
         ended before (in any run): the run, or the link failure. Returns the result and
-        whether it was recalled."""
+        whether it was recalled. A run or link that timed out (twice) is not stored, and
+        one that an older store kept is not recalled."""
         with self._lock:
             row = self._db.execute(
-                "SELECT stdout, returncode, timed_out, link_detail FROM runs WHERE key = ? AND ir_hash = ?",
+                "SELECT stdout, returncode, timed_out, link_detail FROM runs "
+                "WHERE key = ? AND ir_hash = ? AND NOT timed_out",
                 (test.key, ir_hash),
             ).fetchone()
         if row is not None and row[3] is None:
@@ -292,26 +319,35 @@ class PassListEval:
         if row is not None and recall_link_failures:
             return LinkFailure(row[3]), True
         result = self.checker.link_and_run(obj, subject=test.name)
+        if result.timed_out:
+            return result, False
         if isinstance(result, LinkFailure):
             values: tuple[object, ...] = (test.key, ir_hash, "", 0, 0, result.detail)
         else:
             stdout = base64.b64encode(result.stdout).decode()
-            values = (test.key, ir_hash, stdout, result.returncode, int(result.timed_out), None)
+            values = (test.key, ir_hash, stdout, result.returncode, 0, None)
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)", values)
         return result, False
 
-    def _reference(self, test: TestProgram, program: Program) -> RunResult | None:
+    def _reference(self, test: TestProgram, program: Program) -> RunResult | ProgramCheck | None:
+        """The -O2 reference run; None when it does not build or pass (the program is
+        unsupported); a TIMEOUT check, remembered nowhere, when it timed out."""
         with self._lock:
             if test.key in self._references:
                 return self._references[test.key]
         reference: RunResult | None = None
         try:
             obj, measurement = self.compiler.object_code(program, self.compiler.passes(REFERENCE_PIPELINE))
+        except CompileTimeout as error:
+            return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, f"the -O2 reference build: {error}")
         except CommandFailed:
             pass  # the reference does not build: the program is unsupported
         else:
             result, _ = self._link_and_run(test, obj, measurement.ir_hash)
+            if result.timed_out:
+                detail = "the -O2 reference build ran past its time limit twice"
+                return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, detail)
             if isinstance(result, RunResult) and result.returncode == 0:
                 reference = result
         with self._lock:
@@ -332,8 +368,8 @@ class PassListEval:
             ),
             shlex.join([*bound, str(tool("llc")), "-filetype=obj", "optimized.ll", "-o", OBJECT_NAME]),
             self.checker.link_line,  # the very link the check ran
-            # bounded like the check, so that replaying a hang ends (exit status 124)
-            f"timeout {self.limits.timeout:g} ./{EXECUTABLE_NAME}",
+            # bounded like the check's second try, so that replaying a hang ends (exit status 124)
+            f"timeout {self.checker.retry_limits.timeout:g} ./{EXECUTABLE_NAME}",
         ]
         return " && ".join(steps)
 
@@ -346,6 +382,8 @@ class PassListEval:
         if isinstance(program, ProgramCheck):
             return program
         reference = self._reference(test, program)
+        if isinstance(reference, ProgramCheck):
+            return reference
         if reference is None:
             return ProgramCheck(
                 test.name, test.suite, Outcome.UNSUPPORTED, "the -O2 reference build does not pass"
@@ -375,12 +413,15 @@ class PassListEval:
         self, test: TestProgram, reference: RunResult, result: RunResult | LinkFailure, command: str
     ) -> ProgramCheck:
         """Compares how one build ended with the reference."""
+        if isinstance(result, LinkFailure) and result.timed_out:
+            detail = f"the link ran past its time limit twice: {result.detail}"
+            return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, detail, command)
         if isinstance(result, LinkFailure):
             return ProgramCheck(test.name, test.suite, Outcome.LINK_FAIL, result.detail, command)
         if result.timed_out:
-            return ProgramCheck(
-                test.name, test.suite, Outcome.TIMEOUT, "the test ran past its time limit", command
-            )
+            limits = f"{self.limits.timeout:g} s, then {self.checker.retry_limits.timeout:g} s"
+            detail = f"the test ran past its time limit twice ({limits})"
+            return ProgramCheck(test.name, test.suite, Outcome.TIMEOUT, detail, command)
         if result.returncode != reference.returncode:
             detail = f"exit status {result.returncode} (reference {reference.returncode})"
             if result.stderr:
@@ -399,6 +440,9 @@ class PassListEval:
     def check(self, passes: PassList, *, use_cache: bool = True) -> Verdict:
         """Checks ``passes`` on every program of the suites.
 
+        The verdict is stored unless it is :attr:`~Verdict.transient` (a timeout among
+        its failures); a stored verdict is recalled by later checks with ``use_cache``.
+
         Raises:
             InvalidPassList: The list fails the compiler's pass-list gate.
         """
@@ -407,9 +451,10 @@ class PassListEval:
         if use_cache:
             with self._lock:
                 row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
-            if row is not None:
+            recalled = Verdict.from_json(json.loads(row[0])) if row is not None else None
+            if recalled is not None and not recalled.transient:
                 self.stats.verdicts_reused += 1
-                return Verdict.from_json(json.loads(row[0]))
+                return recalled
         started = time.monotonic()
         results: list[ProgramCheck] = []
         stop = threading.Event()
@@ -418,7 +463,7 @@ class PassListEval:
             if stop.is_set():
                 return None
             check = self.check_program(test, passes)
-            if check.outcome.is_failure:
+            if check.outcome.is_failure and check.outcome is not Outcome.TIMEOUT:
                 with self._lock:
                     self._failures[test.key] = self._failures.get(test.key, 0) + 1
             stops = self.stop_on_link_failure or check.outcome is not Outcome.LINK_FAIL
@@ -445,8 +490,9 @@ class PassListEval:
             failures=failures,
             seconds=time.monotonic() - started,
         )
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(verdict.to_json()))
-            )
+        if not verdict.transient:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(verdict.to_json()))
+                )
         return verdict

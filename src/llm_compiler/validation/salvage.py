@@ -65,8 +65,11 @@ class Salvager:
 
         Returns an empty tuple when the failure cannot be narrowed down (the check is
         not repeatable, the failure did not reproduce, or the probe budget ran out
-        before the first reduction).
+        before the first reduction), and for a rejection that rests on a timeout alone
+        (``result.transient``): no pass is to blame for a busy machine.
         """
+        if result.transient:
+            return ()
         key = None
         if result.check == "suite" and result.failure is not None:
             key = (passes.pipeline, result.failure.suite, result.failure.program)

@@ -5,7 +5,10 @@ command to its own process, which starts a server for the next one."""
 
 from __future__ import annotations
 
+import ast
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,10 +17,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from llm_compiler.cli import server
+from llm_compiler.cli.main import SERVED_ENTRY, SERVER_PRELOAD
+from llm_compiler.driver import server
 from llm_compiler.toolchain.llvm import Toolchain
 
 SOURCE = """\
@@ -40,7 +45,13 @@ def runtime(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("LLM_COMPILER_SERVER_IDLE", "3")
     monkeypatch.delenv("LLM_COMPILER_NO_SERVER", raising=False)
     yield folder
-    _stop(Path(server.socket_path()))
+    for path in (folder / f"llm-compiler-{os.getuid()}").glob("*.sock"):
+        _stop(path)
+
+
+def _socket() -> Path:
+    """The socket of the server of ``llm-compiler cc``."""
+    return Path(server.socket_path(SERVED_ENTRY, SERVER_PRELOAD))
 
 
 def _stop(path: Path) -> None:
@@ -88,7 +99,7 @@ def test_a_served_command_writes_what_its_own_process_writes(tmp_path: Path, run
     folder = _project(tmp_path / "project")
     alone = _cc(folder, "-Wall", "-O2", "-c", "unit.c", "-o", "alone.o", no_server=True)
     assert alone.returncode == 0, alone.stderr
-    path = Path(server.socket_path())
+    path = _socket()
     assert str(path).startswith(str(runtime)) and not path.exists()
 
     first = _cc(folder, "-Wall", "-O2", "-c", "unit.c", "-o", "first.o")  # starts the server
@@ -114,7 +125,7 @@ def test_a_stale_socket_leaves_the_command_to_its_own_process_and_a_new_server_s
     tmp_path: Path, runtime: Path
 ) -> None:
     folder = _project(tmp_path / "project")
-    path = Path(server.socket_path())
+    path = _socket()
     path.parent.mkdir(mode=0o700, exist_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
         dead.bind(str(path))  # bound, never listening: what a killed server leaves
@@ -186,7 +197,7 @@ def test_a_stopped_client_stops_its_command(
         "os.execv(sys.argv[1], sys.argv[1:])"
     )
     command = [sys.executable, "-c", setup, *command]
-    path = Path(server.socket_path())
+    path = _socket()
     started = subprocess.run(
         [*command, "-c", "unit.c", "-o", "unit.o"], cwd=folder, env=env, capture_output=True, timeout=300
     )
@@ -221,7 +232,7 @@ def test_a_command_in_another_mount_namespace_runs_on_its_own_and_the_server_mak
     if os.geteuid() != 0 or subprocess.run(["unshare", "-m", "true"], check=False).returncode != 0:
         pytest.skip("needs unshare -m (root)")
     folder = _project(tmp_path / "project")
-    path = Path(server.socket_path())
+    path = _socket()
     assert _cc(folder, "-O2", "-c", "unit.c", "-o", "unit.o").returncode == 0
     _wait_for_server(path)
     command = [sys.executable, "-m", "llm_compiler", "cc", "--cache", "off", "--predictor", "none"]
@@ -247,7 +258,7 @@ def test_a_command_in_another_mount_namespace_runs_on_its_own_and_the_server_mak
 def test_a_server_that_does_not_answer_leaves_the_command_to_its_own_process(
     runtime: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = Path(server.socket_path())
+    path = _socket()
     path.parent.mkdir(mode=0o700, exist_ok=True)
     monkeypatch.setattr(server, "START_TIMEOUT", 1.0)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as hung:
@@ -255,9 +266,185 @@ def test_a_server_that_does_not_answer_leaves_the_command_to_its_own_process(
         hung.listen(1)  # connections wait in its queue, never accepted: a stopped server
         answers: list[int | None] = []
         waiting = threading.Thread(
-            target=lambda: answers.append(server.delegate("cc", ["--version"])), daemon=True
+            target=lambda: answers.append(
+                server.delegate("cc", ["--version"], entry=SERVED_ENTRY, preload=SERVER_PRELOAD)
+            ),
+            daemon=True,
         )
         waiting.start()
         waiting.join(30)
         assert not waiting.is_alive() and answers == [None]
     path.unlink()
+
+
+# What a served command takes from its client ----------------------------------
+
+PROBE = Path(__file__).with_name("served_probe.py")
+CAPLESS = ["setpriv", "--inh-caps=-all", "--bounding-set=-all"]  # root without capabilities
+
+
+def _probe_socket() -> Path:
+    sys.path.insert(0, str(PROBE.parent))  # where the client finds the probe, to hash it
+    try:
+        return Path(server.socket_path("served_probe:main", "served_probe:warm"))
+    finally:
+        sys.path.remove(str(PROBE.parent))
+
+
+def _probe(*wrapper: str, status: int = 0, extra_groups: list[int] | None = None) -> dict[str, Any]:
+    """Runs the probe's client under ``wrapper``; its own state, whether it was served, and
+    the state of the process that ran the command."""
+    env = {**os.environ, "PYTHONPATH": str(PROBE.parent)}  # the server imports the probe
+    done = subprocess.run(
+        [*wrapper, sys.executable, str(PROBE), str(status)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        extra_groups=extra_groups,
+    )
+    assert done.returncode == status, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 2 and lines[0]["command"] == "probe" and lines[0]["arguments"] == [str(status)]
+    return {"client": lines[1]["client"], "served": lines[1]["served"], "command": lines[0]["state"]}
+
+
+def _cgroup_v2_child(name: str) -> Path | None:
+    """A new cgroup v2 group under this process's own, or None where none can be made."""
+    own = [line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::")]
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if " - cgroup2 " in line and fields[3] == "/" and own:
+            group = Path(fields[4], own[0].lstrip("/"), f"{name}-{os.getpid()}")
+            try:
+                group.mkdir()
+            except OSError:
+                return None
+            return group
+    return None
+
+
+@pytest.fixture()
+def cgroup(request: pytest.FixtureRequest) -> Iterator[Path | None]:
+    """A cgroup v2 group of the test's own, removed once its processes are gone."""
+    group = _cgroup_v2_child(f"llm-compiler-test-{request.node.name[:40]}".replace("[", "-").strip("]"))
+    yield group
+    deadline = time.monotonic() + 30
+    while group is not None and group.exists():
+        try:
+            group.rmdir()
+        except OSError:
+            assert time.monotonic() < deadline, f"{group} still has processes"
+            time.sleep(0.2)
+
+
+def _in(group: Path) -> list[str]:
+    """A wrapper that runs its command in cgroup ``group``."""
+    return ["sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh"]
+
+
+def _needs_root_and(*tools: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("sets groups and drops capabilities: needs root")
+    for tool in tools:
+        if shutil.which(tool) is None:
+            pytest.skip(f"needs {tool}")
+
+
+def test_a_served_command_has_its_clients_io_priority_scheduling_groups_and_cgroup(
+    runtime: Path, cgroup: Path | None
+) -> None:
+    _needs_root_and("nice", "ionice", "chrt")
+    path = _probe_socket()
+    first = _probe()  # starts the server
+    assert not first["served"]
+    _wait_for_server(path)
+    assert _log(path).count("probe: warmed") == 1
+    wrapper = ["nice", "-n", "5", "ionice", "-c", "3", "chrt", "--idle", "0"]
+    run = _probe(*(_in(cgroup) if cgroup else []), *wrapper, status=7, extra_groups=[4343, 4242])
+    client, command = run["client"], run["command"]
+    assert run["served"] and command["pid"] != client["pid"]
+    assert {**command, "pid": 0} == {**client, "pid": 0}
+    # The client's context is the one asked for, and not what the server itself has.
+    server_side = first["client"]
+    assert client["ioprio"] >> 13 == 3 != server_side["ioprio"] >> 13  # class idle
+    assert client["scheduler"] == os.SCHED_IDLE != server_side["scheduler"]
+    assert client["nice"] == 5 != server_side["nice"]
+    assert client["groups"] == [4242, 4343] != server_side["groups"]
+    if cgroup is not None:  # else this machine lets the test make no cgroup to move into
+        assert f"/{cgroup.name}\n" in client["cgroup"] and client["cgroup"] != server_side["cgroup"]
+    _stop(path)
+    assert "served 1 commands" in _log(path) and "cannot give" not in _log(path)
+
+
+@pytest.mark.parametrize("difference", ["other-groups", "a-cgroup-it-cannot-join"])
+def test_a_context_the_server_cannot_give_leaves_the_command_to_its_client(
+    runtime: Path, cgroup: Path | None, difference: str
+) -> None:
+    _needs_root_and("setpriv")
+    if difference == "a-cgroup-it-cannot-join" and cgroup is None:
+        pytest.skip("no cgroup v2 group can be made under this test's own")
+    path = _probe_socket()
+    assert not _probe(*CAPLESS)["served"]  # starts a server without capabilities
+    _wait_for_server(path)
+    assert _probe(*CAPLESS)["served"]  # which serves a client like the one that started it
+    if difference == "other-groups":  # it cannot set groups
+        run = _probe(*CAPLESS, status=5, extra_groups=[4242])
+    else:  # nor write a file only root with its capabilities may write
+        assert cgroup is not None
+        (cgroup / "cgroup.procs").chmod(0o444)
+        run = _probe(*_in(cgroup), *CAPLESS, status=5)
+        assert f"/{cgroup.name}\n" in run["client"]["cgroup"]
+    assert not run["served"] and run["command"] == run["client"]  # run by the client itself
+    _stop(path)
+    assert "served 2 commands" in _log(path) and "cannot give" in _log(path)
+
+
+@pytest.mark.slow
+def test_a_served_command_uses_the_predictor_and_the_cache(tmp_path: Path, runtime: Path) -> None:
+    folder = _project(tmp_path / "project")
+    log = tmp_path / "cc.jsonl"
+    chosen = ["--predictor", "builtin:k=2", "--no-direct", "--log", str(log), "-c", "unit.c"]
+    env = {**os.environ, "CPATH": str(folder / "include")}
+
+    def cc(cache: Path, output: str, **extra: str) -> None:
+        command = [sys.executable, "-m", "llm_compiler", "cc", "--cache", str(cache), *chosen, "-o", output]
+        done = subprocess.run(
+            command, cwd=folder, env={**env, **extra}, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"{output}: {done.stderr}"
+
+    cc(tmp_path / "alone-cache", "alone.o", LLM_COMPILER_NO_SERVER="1")
+    path = _socket()  # after the long run: the hash covers the package's files
+    assert _cc(folder, "-c", "unit.c", "-o", "start.o").returncode == 0  # starts the server
+    _wait_for_server(path)
+    cache = tmp_path / "cache"
+    cc(cache, "served.o")
+    cc(cache, "again.o")
+    alone, served, again = (json.loads(line) for line in log.read_text().splitlines())
+    assert alone["origin"] == served["origin"] == again["origin"] == "predicted"
+    assert alone["pipeline"] == served["pipeline"] and not served["cached"] and again["cached"]
+    assert (
+        (folder / "alone.o").read_bytes()
+        == (folder / "served.o").read_bytes()
+        == (folder / "again.o").read_bytes()
+    )
+    stats = subprocess.run(
+        [sys.executable, "-m", "llm_compiler", "cc", "--cache", str(cache), "--stats"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "entries: 1," in stats and "hits: 1," in stats and "misses: 1," in stats
+    _stop(path)
+    assert "served 3 commands" in _log(path)  # the two compiles and --stats
+
+
+def test_the_server_imports_only_the_standard_library() -> None:
+    tree = ast.parse(Path(server.__file__).read_text())
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    outside = sorted(name for name in names if name.split(".")[0] not in sys.stdlib_module_names)
+    assert names and outside == []

@@ -1,0 +1,3 @@
+#include "nope.h"
+
+int missing(void) { return NOPE; }

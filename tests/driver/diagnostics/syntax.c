@@ -1,0 +1,3 @@
+int broken(int x) {
+    return x +;
+}
