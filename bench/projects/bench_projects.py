@@ -37,7 +37,10 @@ own tests on that build:
   the same and its linked outputs must be byte-identical to the ``-j1`` build's. With
   ``--hog N``, N busy-loop processes per core run beside this build (and its tests),
   so that the driver's choices are made under load: a timeout or a slow check must not
-  change an object;
+  change an object. With ``--fresh-state``, each ``cc`` mode's build runs with an empty
+  ``XDG_CACHE_HOME`` of its own (``WORK/<project>/xdg-<mode>``; the rebuild reuses the
+  cold build's): no verdict, pass set or parsed ranker from an earlier build, as on a
+  new machine after the README's set-up;
 * ``cc-tuned`` (``--modes``): ``llm-compiler tune`` results in use. A fresh copy is
   configured and built with ``llm-compiler cc --oz --save-ir`` (every unit's IR), ``tune``
   runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
@@ -119,6 +122,7 @@ class Context:
     tune_jobs: int = 2
     predictor: str | None = None
     hog: int = 0
+    fresh_state: bool = False
 
     @property
     def results(self) -> Path:
@@ -196,8 +200,11 @@ def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple
         path.chmod(0o755)
 
 
-def environment(context: Context, tools: Path, unit_log: Path | None) -> dict[str, str]:
-    """The environment of every command of a build: the mode's tools, LLVM's binutils."""
+def environment(
+    context: Context, tools: Path, unit_log: Path | None, cache_home: Path | None = None
+) -> dict[str, str]:
+    """The environment of every command of a build: the mode's tools, LLVM's binutils;
+    with ``cache_home``, that folder as ``XDG_CACHE_HOME`` (llm-compiler's every cache)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -215,6 +222,8 @@ def environment(context: Context, tools: Path, unit_log: Path | None) -> dict[st
     )
     if unit_log is not None:
         env["LLM_COMPILER_CC_LOG"] = str(unit_log)
+    if cache_home is not None:
+        env["XDG_CACHE_HOME"] = str(cache_home)
     return env
 
 
@@ -367,7 +376,14 @@ def build_and_test(
         write_wrappers(tools, mode, context, (*extra, "--cache", str(cache)))
         if mode == "clang-oz-lto":
             check_lld(context, tools)
-    env = environment(context, tools, unit_log)
+    cache_home = None
+    if context.fresh_state and mode.startswith("cc") and mode != "cc-rebuild":
+        cache_home = home / f"xdg-{mode}"  # empty: no verdict, pass set or ranker read before
+        shutil.rmtree(cache_home, ignore_errors=True)
+        cache_home.mkdir(parents=True)
+    elif context.fresh_state and mode == "cc-rebuild":
+        cache_home = home / "xdg-cc"
+    env = environment(context, tools, unit_log, cache_home)
     values = {
         "cc": str(tools / "cc"),
         "cxx": str(tools / "c++"),
@@ -562,6 +578,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         "--hog", type=int, default=0, help="busy-loop processes per core beside the cc-j8 build (default 0)"
     )
     parser.add_argument(
+        "--fresh-state",
+        action="store_true",
+        help="each cc mode's build with an empty XDG_CACHE_HOME of its own (no verdicts kept)",
+    )
+    parser.add_argument(
         "--tune-budget", type=int, default=50, help="lists tune proposes per unit in cc-tuned (default 50)"
     )
     parser.add_argument(
@@ -602,6 +623,7 @@ def main(argv: list[str]) -> int:
         tune_jobs=args.tune_jobs,
         predictor=args.predictor,
         hog=args.hog,
+        fresh_state=args.fresh_state,
     )
     if args.report:
         records = load_records(context.results)

@@ -125,8 +125,10 @@ def reason_of(error: BaseException, limit: int = REASON_LIMIT) -> str:
     last lines), its type when it says nothing, at most ``limit`` characters.
 
     Example:
-        >>> reason_of(ValueError("bad\n  input"))
+        >>> reason_of(ValueError("bad   input"))
         'bad input'
+        >>> reason_of(KeyError())
+        'KeyError'
     """
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     if "Traceback (most recent call last):" in lines:

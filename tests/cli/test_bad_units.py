@@ -244,3 +244,71 @@ def test_tune_records_a_unit_whose_objects_no_reader_knows(
     assert failed["status"] == "error", failed
     assert "(WebAssembly)" in failed["validation"] and "--objective ir-instructions" in failed["validation"]
     assert "Traceback" not in failed["validation"]
+
+
+@pytest.fixture(scope="module")
+def garbage_among_good(mixed: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The two ELF units, the Mach-O one and an IR file LLVM cannot read."""
+    garbage = tmp_path_factory.mktemp("unreadable") / "garbage.ll"
+    garbage.write_text("define i32 @f( {\n  this is not IR\n")
+    return [*(mixed / f"{stem}.ll" for stem in (*ELF_UNITS, MACHO_UNIT)), garbage]
+
+
+def test_evaluate_flag_tuning_reports_every_unit(
+    garbage_among_good: list[Path], one_problem: str, toolchain: Toolchain, tmp_path: Path
+) -> None:
+    """A fixed system, a list source and the autotuner over good units, the Mach-O one and
+    unreadable IR: every other unit has its row, the bad one its reason; --resume tries it again."""
+    *good, garbage = garbage_among_good
+    out = tmp_path / "run"
+    systems = ("oz", "random:2", "tune:4")
+    command = ["evaluate", "flag-tuning", *map(str, garbage_among_good), "--suite", one_problem]
+    command += [arg for system in systems for arg in ("--system", system)]
+    command += ["--seed", "1", "--jobs", "1", "--out", str(out)]
+    result = run_cli(*command, env={"COLUMNS": "400"})
+    assert result.returncode == 0, result.stderr
+    rows = {(Path(r["unit"]).stem, r["system"]): r for r in map(json.loads, (out / "results.jsonl").open())}
+    errors = {(Path(e["unit"]).stem, e["system"]): e for e in map(json.loads, (out / "errors.jsonl").open())}
+    assert not set(rows) & set(errors)
+    assert set(rows) | set(errors) == {(Path(p).stem, s) for p in garbage_among_good for s in systems}
+    for system in systems:
+        failed = errors[("garbage", system)]
+        assert "not valid LLVM-IR" in failed["error"] and str(garbage) in failed["error"], failed
+        assert failed["status"] == "error" and "Traceback" not in failed["error"]
+        for stem in ELF_UNITS:
+            row = rows[(stem, system)]
+            assert row["size"] <= row["oz_size"] == rows[(stem, "oz")]["oz_size"], row
+    # The Mach-O unit is measured as llvm-size measures it ...
+    macho = rows[(MACHO_UNIT, "oz")]
+    assert macho["size"] == macho["oz_size"] == size_by_hand(toolchain, good[2], "default<Oz>", tmp_path)
+    # ... or, where validation had to read its object's symbols, reported with the fix.
+    for system in ("random:2", "tune:4"):
+        if (MACHO_UNIT, system) in errors:
+            assert_reported_with_the_fix(errors[(MACHO_UNIT, system)]["error"])
+    report = json.loads((out / "report.json").read_text())
+    assert report["units"] == 3 and set(report["systems"]) == set(systems)
+    assert report["systems"]["oz"]["units"] == 3
+    assert {(Path(e["unit"]).stem, e["system"]) for e in report["errors"]} == set(errors)
+    assert "## Units that could not be evaluated" in result.stdout and str(garbage) in result.stdout
+    assert "<h2>Units that could not be evaluated</h2>" in (out / "report.html").read_text()
+    assert f"{garbage} (tune:4): " in result.stderr
+    # Not a row: a resumed run tries the unit again, and says how it fares.
+    again = run_cli(*command, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert [json.loads(line) for line in (out / "results.jsonl").open()] == list(rows.values())
+    retried = [json.loads(line) for line in (out / "errors.jsonl").open()]
+    assert {Path(e["unit"]).stem for e in retried} == {"garbage"} | {
+        stem for stem, _ in errors if stem == MACHO_UNIT
+    }
+
+
+def test_evaluate_with_no_unit_evaluated_is_an_error(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.ll"
+    garbage.write_text("not IR\n")
+    other = tmp_path / "other.ll"
+    other.write_text("still not IR\n")
+    both = run_cli("evaluate", "flag-tuning", str(garbage), str(other), "--system", "oz", "--system", "o3")
+    assert both.returncode == 2
+    assert "None of the 2 units could be evaluated; the first:" in both.stderr and str(garbage) in both.stderr
+    alone = run_cli("evaluate", "flag-tuning", str(garbage), "--system", "oz", "--system", "o3")
+    assert alone.returncode == 2 and "not valid LLVM-IR" in alone.stderr and "None of" not in alone.stderr

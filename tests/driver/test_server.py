@@ -448,3 +448,40 @@ def test_the_server_imports_only_the_standard_library() -> None:
     names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     outside = sorted(name for name in names if name.split(".")[0] not in sys.stdlib_module_names)
     assert names and outside == []
+
+
+def test_a_command_longer_than_the_idle_time_leaves_the_server_serving(
+    tmp_path: Path, runtime: Path, toolchain: Toolchain
+) -> None:
+    # The server's idle time counts from the end of its last command, not its start: a
+    # compile that ran past LLM_COMPILER_SERVER_IDLE (3 s here) is not followed by an exit.
+    folder = _project(tmp_path / "project")
+    slow = tmp_path / "slow-llvm"
+    slow.mkdir()
+    for tool in toolchain.bin_dir.iterdir():
+        (slow / tool.name).symlink_to(tool)
+    (slow / "clang").unlink()
+    (slow / "clang").write_text(
+        f'#!/bin/sh\nif [ -e "{tmp_path}/STALL" ]; then sleep 5; fi\n'
+        f'exec {toolchain.bin_dir / "clang"} "$@"\n'
+    )
+    (slow / "clang").chmod(0o755)
+    env = {**os.environ, "CPATH": str(folder / "include"), "LLVM_BIN": str(slow)}
+    command = [sys.executable, "-m", "llm_compiler", "cc", "--cache", "off", "--predictor", "none"]
+
+    def compile_to(output: str) -> None:
+        done = subprocess.run(
+            [*command, "-c", "unit.c", "-o", output], cwd=folder, env=env, capture_output=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+
+    compile_to("unit.o")  # starts the server
+    path = _socket()
+    _wait_for_server(path)
+    (tmp_path / "STALL").touch()
+    compile_to("long.o")  # served, and longer than the idle time
+    (tmp_path / "STALL").unlink()
+    time.sleep(1.5)  # the server sees its command end (it looks each second), then a new one comes
+    compile_to("after.o")
+    _stop(path)
+    assert "served 2 commands" in _log(path)

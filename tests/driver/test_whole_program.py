@@ -16,6 +16,7 @@ from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.cc import Driver
 from llm_compiler.driver.choose import Choice, FirstOf, OzOnly
 from llm_compiler.driver.whole_program import IR_SECTION, carries_ir
+from llm_compiler.selection import links
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import run_cli
@@ -135,7 +136,8 @@ def test_a_shared_library_keeps_what_its_version_script_exports(tmp_path: Path, 
         "-Wl,--version-script=parts.map", "-Wl,-soname,libparts.so.1", "-o", "libparts.so.1", cwd=tmp_path,
     )  # fmt: skip
     assert linked.returncode == 0, linked.stderr
-    assert log_lines(log)[-1]["kept"] == "oz"
+    line = log_lines(log)[-1]
+    assert line["kept"] == "oz" and line["verdict"] == "validated" and "no run" in line["reason"], line
     exported = subprocess.run(
         [toolchain.tool("llvm-nm"), "-D", "--defined-only", tmp_path / "libparts.so.1"],
         capture_output=True, text=True, check=True, timeout=60,
@@ -156,10 +158,11 @@ def test_objects_without_ir_link_as_the_build_links_them(tmp_path: Path, toolcha
 
 
 @pytest.mark.parametrize(
-    ("chooser", "kept", "reason"),
+    ("chooser", "kept", "reason", "verdict"),
     [
-        (FirstOf(Failing()), "oz", "oz link kept: the chooser broke"),
-        (FirstOf(Bogus(), OzOnly()), "oz", "the chosen list failed, oz kept"),
+        # No list: the decision is the oz link's, which ran as the native link does.
+        (FirstOf(Failing()), "oz", "oz link kept: the chooser broke", "validated"),
+        (FirstOf(Bogus(), OzOnly()), "oz", "the chosen list failed, oz kept", "compile-failure"),
     ],
 )
 def test_failures_fall_back_and_the_program_still_runs(
@@ -169,6 +172,7 @@ def test_failures_fall_back_and_the_program_still_runs(
     chooser: Any,
     kept: str,
     reason: str,
+    verdict: str,
 ) -> None:
     for name, text in SOURCES.items():
         (tmp_path / name).write_text(text)
@@ -180,7 +184,7 @@ def test_failures_fall_back_and_the_program_still_runs(
         assert driver.run(["-c", name]) == 0
     assert driver.run(["main.o", "scale.o", "checksum.o", "-o", "program"]) == 0
     line = log_lines(log)[-1]
-    assert line["kept"] == kept and reason in line["reason"]
+    assert line["kept"] == kept and reason in line["reason"] and line["verdict"] == verdict, line
     ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
     assert ran.stdout == expected_output([str(tmp_path / "program")])
     assert line["size"] == line["oz_size"] < line["native_size"]
@@ -196,42 +200,126 @@ class Fixed:
         return Choice(self.pipeline, "predicted", "a fixed list")
 
 
-def test_a_list_that_beats_oz_on_the_joined_program_is_kept(
-    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Two units define the same function under two names; once the program is joined and
-    # internalized, mergefunc (not in -Oz's pipeline) folds them, which no unit alone can
-    # (noinline: else -Oz inlines each into its one caller and nothing is left to fold).
-    sources = {
-        "main.c": SOURCES["main.c"]
+#: A list that beats -Oz on the joined program of :func:`merging_sources` only.
+MERGING = "module(default<Oz>),module(mergefunc)"
+
+
+def merging_sources(ending: str = "") -> dict[str, str]:
+    """Two units define the same function under two names; once the program is joined
+    and internalized, mergefunc (not in -Oz's pipeline) folds them, which no unit alone
+    can (noinline: else -Oz inlines each into its one caller and nothing is left to
+    fold). ``ending`` runs at the end of ``main``."""
+    main = (
+        SOURCES["main.c"]
+        .replace("#include <stdio.h>", "#include <stdio.h>\n#include <unistd.h>")
         .replace(
             "int checksum(const char *text);", "int checksum(const char *text);\nint again(const char *t);"
         )
-        .replace("total += checksum(argv[i]);", "total += checksum(argv[i]) + again(argv[i]);"),
+        .replace("total += checksum(argv[i]);", "total += checksum(argv[i]) + again(argv[i]);")
+        .replace("    return 0;\n}", f"    {ending}\n    return 0;\n}}")
+    )
+    return {
+        "main.c": main,
         "scale.c": SOURCES["scale.c"],
         "checksum.c": "__attribute__((noinline)) " + SOURCES["checksum.c"],
         "again.c": "__attribute__((noinline)) "
         + SOURCES["checksum.c"].replace("int checksum(", "int again("),
     }
+
+
+def link_with(
+    folder: Path, toolchain: Toolchain, sources: dict[str, str], pipeline: str, language: str = "c"
+) -> dict[str, Any]:
+    """Compiles ``sources`` at -Oz (whole-program objects), links them with a chooser that
+    answers ``pipeline`` for the joined program (origin ``predicted``); the link's log line."""
     for name, text in sources.items():
-        (tmp_path / name).write_text(text)
-    monkeypatch.chdir(tmp_path)
-    log = tmp_path / "cc.jsonl"
+        (folder / name).write_text(text)
+    log = folder / "cc.jsonl"
     streams = {"stdout": io.BytesIO(), "stderr": io.BytesIO()}
-    pipeline = "module(default<Oz>),module(mergefunc)"
-    driver = Driver(
-        "c", FirstOf(Fixed(pipeline)), log=log, toolchain=toolchain, whole_program=True, **streams
-    )
+    units = Driver(language, FirstOf(OzOnly()), toolchain=toolchain, whole_program=True, **streams)
     for name in sources:
-        assert driver.run(["-c", name]) == 0
-    assert driver.run([f"{Path(name).stem}.o" for name in sources] + ["-o", "program"]) == 0
-    line = log_lines(log)[-1]
-    assert line["link"] and line["kept"] == "chosen" and line["pipeline"] == pipeline, line
+        assert units.run(["-c", name]) == 0, streams["stderr"].getvalue()
+    linker = Driver(
+        language, FirstOf(Fixed(pipeline)), log=log, toolchain=toolchain, whole_program=True, **streams
+    )
+    assert linker.run([f"{Path(name).stem}.o" for name in sources] + ["-o", "program"]) == 0
+    [line] = log_lines(log)
+    assert line["link"] and line["pipeline"] == pipeline, line
+    return line
+
+
+def test_a_list_that_beats_oz_on_the_joined_program_is_kept(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = link_with(tmp_path, toolchain, merging_sources(), MERGING)
+    assert line["kept"] == "chosen" and line["verdict"] == "validated", line
+    assert "the program's own output and exit status" in line["reason"]  # it ran as the native link
     assert line["size"] < line["oz_size"] < line["native_size"]
     assert line["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
     ran = subprocess.run([tmp_path / "program", "xy"], capture_output=True, text=True, timeout=30)
     doubled = expected_output([str(tmp_path / "program"), "xy"]).split()
     assert ran.returncode == 0 and ran.stdout.split() == [doubled[0], str(2 * int(doubled[1]))]
+
+
+#: C++ units: ``main`` catches what ``parse``, in another unit, throws when run with no
+#: arguments. lower-invoke makes the invoke a call, so the exception is caught no more.
+THROWING = {
+    "main.cpp": """\
+#include <cstdio>
+#include <stdexcept>
+int parse(int x);
+int main(int argc, char **) {
+    try {
+        std::printf("%d\\n", parse(argc - 2));
+    } catch (const std::exception &error) {
+        std::printf("caught %s\\n", error.what());
+    }
+    return 0;
+}
+""",
+    "parse.cpp": """\
+#include <stdexcept>
+__attribute__((noinline)) int parse(int x) {
+    if (x < 0) throw std::runtime_error("negative");
+    return 2 * x;
+}
+""",
+}
+#: Smaller linked than default<Oz> (no landing pad) and the program aborts: only its
+#: own run shows it.
+BREAKS_THE_PROGRAM = "module(default<Oz>),function(lower-invoke,simplifycfg)"
+
+
+def test_a_list_that_breaks_the_linked_program_is_not_kept(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = link_with(tmp_path, toolchain, THROWING, BREAKS_THE_PROGRAM, "c++")
+    assert line["chosen_size"] < line["oz_size"], line  # it would be kept on its size
+    assert line["kept"] == "oz" and line["verdict"] == "validation-failure", line
+    assert "the program's own run: the chosen link exited with status 134" in line["reason"]
+    assert line["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
+    ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0 and ran.stdout == "caught negative\n"
+
+
+@pytest.mark.parametrize(
+    ("ending", "why"),
+    [
+        ("if (getchar() == EOF) return 2;", "exited with status 2"),  # it needs input
+        ("for (;;) pause();", "ran past its time limit twice"),  # it never ends
+    ],
+)
+def test_a_program_that_cannot_run_here_is_decided_by_its_links_and_its_list(
+    tmp_path: Path, toolchain: Toolchain, monkeypatch: pytest.MonkeyPatch, ending: str, why: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(links, "RUN_TIMEOUT", 1.0)  # the endless run: 1 s, then 3 s
+    line = link_with(tmp_path, toolchain, merging_sources(ending), MERGING)
+    assert line["kept"] == "chosen" and line["verdict"] == "validated", line
+    assert f"the program's own run: unsupported (the native link {why}" in line["reason"]
+    assert line["size"] == berkeley_size((tmp_path / "program").read_bytes()).binary_size
 
 
 def test_an_lto_link_that_fails_keeps_the_native_link(tmp_path: Path, toolchain: Toolchain) -> None:
@@ -248,6 +336,7 @@ def test_an_lto_link_that_fails_keeps_the_native_link(tmp_path: Path, toolchain:
     assert linked.returncode == 0, linked.stderr
     [line] = log_lines(log)
     assert line["kept"] == "native" and line["reason"].startswith("native link kept: the LTO link")
+    assert line["verdict"] == "compile-failure"
     assert line["size"] == line["native_size"] and line["oz_size"] is None
     ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, timeout=30)
     assert ran.stdout == expected_output([str(tmp_path / "program")])

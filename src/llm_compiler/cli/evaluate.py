@@ -1,4 +1,13 @@
-"""``llm-compiler evaluate``: the paper's tables for models, searches and baselines, as reports."""
+"""``llm-compiler evaluate``: the paper's tables for models, searches and baselines, as reports.
+
+``evaluate flag-tuning``: a unit a system cannot be run on (IR this LLVM cannot read, a
+crash, an object or a check that cannot read the unit's objects) is reported with its
+reason and fix, on the terminal, in the report's ``errors`` and in ``errors.jsonl``
+(``--out``), and the others go on; it is not in ``results.jsonl``, so ``--resume`` tries
+it again. The exit status is 0 when any unit gave a row; when none did, it is the error
+of a single unit (status 2), or for several a one-paragraph error naming the first. A
+model's backend failing still ends the run.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +36,7 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE
 from llm_compiler.errors import InvalidInput
-from llm_compiler.evaluation.flag_tuning import FlagTuningHarness, Row, summarize, system_kind
+from llm_compiler.evaluation.flag_tuning import Failure, FlagTuningHarness, Row, summarize, system_kind
 from llm_compiler.files import RunDir, atomic_write_text
 from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, OptimizeSettings
 from llm_compiler.predictor.search import make_search
@@ -44,6 +53,7 @@ EXAMPLES = """examples:
 """
 
 RESULTS, REPORT_JSON, REPORT_MD, REPORT_HTML = "results.jsonl", "report.json", "report.md", "report.html"
+ERRORS = "errors.jsonl"
 
 
 def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -54,7 +64,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
             "Flag tuning, disassembly, compiler emulation and perplexity measured as LLM Compiler measures "
             "them, for any model, the autotuner or a baseline, on any program set. --out DIR writes "
             f"{RESULTS} (one row per unit and system, as each is done; --resume continues a killed run), "
-            f"{REPORT_JSON}, {REPORT_MD} and a self-contained {REPORT_HTML} with plots."
+            f"{REPORT_JSON}, {REPORT_MD} and a self-contained {REPORT_HTML} with plots; flag-tuning also "
+            f"writes {ERRORS}, the units a system could not be run on, with the reason."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -173,22 +184,54 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    failures: list[Failure] = []
+    if out is not None:  # the units of an earlier run's errors are tried again: this run says how they fare
+        (out.path / ERRORS).unlink(missing_ok=True)
     try:
         with Progress(*columns, console=console, transient=True) as progress:
             for system in args.system:
                 todo = [source for source in sources if (source.name, system) not in done]
                 task = progress.add_task(system, total=len(sources), completed=len(sources) - len(todo))
-                for row in harness.run(system, todo) if todo else ():
-                    if out is not None:
-                        out.append(row.to_json())
-                    rows.append(row)
+                for outcome in harness.run(system, todo) if todo else ():
+                    if isinstance(outcome, Failure):
+                        failures.append(outcome)
+                        progress.console.print(
+                            f"{outcome.unit} ({outcome.system}): {outcome.error}",
+                            highlight=False,
+                            markup=False,
+                            soft_wrap=True,
+                        )
+                        if out is not None:
+                            out.write_text(ERRORS, "".join(json.dumps(f.to_json()) + "\n" for f in failures))
+                    else:
+                        if out is not None:
+                            out.append(outcome.to_json())
+                        rows.append(outcome)
                     progress.advance(task)
     finally:
         executor.close()
+    if failures and not rows:
+        units = {failure.unit for failure in failures}
+        if len(units) == 1 and failures[0].exception is not None:
+            raise failures[0].exception  # one unit: its own error, as measure and optimize give it
+        raise InvalidInput(
+            f"None of the {len(units)} units could be evaluated; the first: {failures[0].error}"
+        )
     summary = summarize(
-        rows, llvm_version=compiler.llvm_version, programs=" ".join(args.programs), settings=identity
+        rows,
+        llvm_version=compiler.llvm_version,
+        programs=" ".join(args.programs),
+        settings=identity,
+        failures=failures,
     )
     write_reports(out, summary, [row.to_json() for row in rows], args.json)
+    if failures:
+        console.print(
+            f"{len(failures)} (unit, system) pairs could not be evaluated (reasons above"
+            + (f" and in {out.path / ERRORS})" if out is not None else ")"),
+            highlight=False,
+            soft_wrap=True,
+        )
     return 0
 
 

@@ -87,6 +87,9 @@ class UnitLog:
             compile that made it, but ``seconds``).
         link: The line is a whole-program link (``output`` is the program or library).
         native_size: For a link: the size of the build's own (native) link.
+        verdict: For a link: the closed :class:`~llm_compiler.selection.outcomes.Verdict`
+            label of the decision that kept the linked file
+            (:mod:`llm_compiler.driver.whole_program`); "" for a unit.
     """
 
     source: str
@@ -108,6 +111,7 @@ class UnitLog:
     cached: bool = False
     link: bool = False
     native_size: int | None = None
+    verdict: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

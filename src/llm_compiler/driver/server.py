@@ -478,6 +478,8 @@ def serve(path: str, entry: str, preload: str, idle_seconds: float) -> int:
             ready = select.select([listener], [], [], 1.0)[0]
             statuses = {pid: _status(pid) for pid in children}
             children = {pid for pid, status in statuses.items() if status is None}
+            if len(children) < len(statuses):  # idle from the end of the last command, not its start
+                last = time.monotonic()
             if _DECLINED in statuses.values():
                 # Its clients live in another context (namespace, cgroup, limits) than it
                 # does: it makes way for a server started by one of them.

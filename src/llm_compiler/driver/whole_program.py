@@ -10,8 +10,7 @@ without giving up what the per-unit build achieves:
    (:data:`IR_SECTION`: the layout of clang's ``-ffat-lto-objects``). Linkers that do
    not look for it drop it; static archives of such objects work with any ``ar``.
 2. **Link.** A link with such inputs (objects, or archive members) runs three ways
-   in a scratch folder, and the linked file with the smallest ``.text + .data`` is
-   written to the build's output (on a tie, the first):
+   in a scratch folder:
 
    * ``native``: the build's own line: the per-unit objects, linked as the build
      links them;
@@ -26,7 +25,20 @@ without giving up what the per-unit build achieves:
      choice is kept in the driver's cache under the joined module's IR (with the
      LLVM and what the choosers know), so relinking the same program does not choose
      and validate again.
-3. **Fallback.** A failure of the LTO links keeps the native link, the reason in
+3. **Decision.** Each LTO link is made twice at once, and the selection layer
+   (:class:`~llm_compiler.selection.links.LinkJudge`) decides them smallest first
+   (``oz`` before ``chosen`` on a tie): the two must be the same bytes; the chosen
+   list must have been validated on the joined module (by a chooser whose origin is
+   ``predicted`` or ``tuned``, else by the gate here); and where the link makes a
+   program, it must run as the native link runs (no arguments, no input, in the
+   build's folder; a native run that cannot prove anything leaves that check out, and
+   the log line says so). The first that passes is written to the build's output,
+   else the native link. The log line's ``verdict`` is the closed
+   :class:`~llm_compiler.selection.outcomes.Verdict` of the decision: of the chosen
+   list when there was one (``validated`` when its link is installed), else of the
+   ``oz`` link. A decision that rests on a timeout alone holds for this build only:
+   the choice is not cached.
+4. **Fallback.** A failure of the LTO links keeps the native link, the reason in
    the log line (``"link": true``). A native link that fails is the build's own
    error: it is shown with its exit status.
 
@@ -49,6 +61,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -57,13 +70,15 @@ from llm_compiler.driver.arguments import LinkCommand, UnitCompile, link_command
 from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.driver.records import UnitLog, exit_status
-from llm_compiler.errors import ToolchainError, reason_of
+from llm_compiler.errors import CommandFailed, reason_of
 from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 
-if TYPE_CHECKING:  # loaded on a miss only, by the driver
+if TYPE_CHECKING:  # loaded on a miss only, by the driver; the selection layer by a link only
     from llm_compiler.core.compiler import Compiler
+    from llm_compiler.core.program import Program
+    from llm_compiler.selection import LinkJudge, Verdict
 
 #: The section that carries a unit's IR in its object (what lld's ``--fat-lto-objects`` reads).
 IR_SECTION = ".llvm.lto"
@@ -120,8 +135,8 @@ class LinkSteps:
     timeout: float
 
 
-class LinkStepError(ToolchainError):
-    """An LTO link of the whole-program step failed (the native link is kept)."""
+class LinkStepError(CommandFailed):
+    """An LTO link of the whole-program step failed (that link is not kept)."""
 
 
 def carries_ir(path: Path) -> bool:
@@ -214,7 +229,7 @@ def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -
         try:
             kept, log = _lto_links(steps, command, Path(scratch), native, log)
         except Exception as error:  # any failure of the LTO steps: the native link is kept
-            log = replace(log, reason=f"native link kept: {reason_of(error)}")
+            log = replace(log, reason=f"native link kept: {reason_of(error)}", verdict="compile-failure")
         _install(kept, output)
         if kept != native:  # the native link wrote its own where the build named them
             for name, written in command.side_outputs(str(_side_folder(kept))):
@@ -227,57 +242,162 @@ def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -
 def _lto_links(
     steps: LinkSteps, command: LinkCommand, scratch: Path, native: Path, log: UnitLog
 ) -> tuple[Path, UnitLog]:
-    """The ``oz`` and ``chosen`` links; returns the smallest of the three and the log."""
+    """The ``oz`` and ``chosen`` links, each made twice at once, and the selection
+    layer's decision (:class:`~llm_compiler.selection.links.LinkJudge`): the smallest
+    link that passes its checks, else the native one; returns it and the log line."""
+    from llm_compiler.selection import LinkJudge, Verdict, makes_program
+
     assert log.size is not None
-    kept, best = native, log.size
-    oz_output = scratch / "oz" / native.name
-    _lto_link(steps, command, oz_output, OZ_PIPELINE, "--save-temps")
-    oz_size = steps.size(oz_output.read_bytes())
-    log = replace(log, oz_size=oz_size)
-    if oz_size < best:
-        kept, best, log = oz_output, oz_size, replace(log, size=oz_size, kept="oz")
-    try:
-        return _chosen_link(steps, command, oz_output, kept, best, log)
-    except Exception as error:  # the chooser or its list failed: the smaller link so far is kept
-        return kept, replace(log, reason=f"{log.kept} link kept: {reason_of(error)}")
+    with steps.compiler() as compiler:
+        judge = LinkJudge(compiler, native if makes_program(command.arguments, native) else None, Path.cwd())
+        oz_output = scratch / "oz" / native.name
+        made = judge.twice(
+            partial(_linked, steps, command, oz_output, OZ_PIPELINE, "--save-temps"),
+            partial(_linked, steps, command, scratch / "oz-again" / native.name, OZ_PIPELINE),
+            "the default<Oz> link",
+        )
+        if made.verdict is Verdict.COMPILE_FAILURE:
+            return native, replace(log, reason=f"native link kept: {made.detail}", verdict=made.verdict.value)
+        links = {"oz": _Link(oz_output, steps.size(made.obj), made.verdict, made.detail)}
+        log = replace(log, oz_size=links["oz"].size)
+        try:
+            choice, program, fresh, key, log = _choose(steps, compiler, oz_output, log)
+        except Exception as error:  # the chooser failed: the oz and native links remain
+            choice, program, fresh, key = None, None, False, None
+            said = f"{{kept}} link kept: {reason_of(error)}"
+        else:
+            said = choice.reason
+            log = replace(log, pipeline=choice.pipeline, origin=choice.origin)
+        if choice is not None and choice.pipeline != OZ_PIPELINE:
+            chosen_output = scratch / "chosen" / native.name
+            made = judge.twice(
+                partial(_linked, steps, command, chosen_output, choice.pipeline),
+                partial(_linked, steps, command, scratch / "chosen-again" / native.name, choice.pipeline),
+                f"the link with {choice.pipeline}",
+            )
+            size = steps.size(made.obj) if made.obj else None
+            links["chosen"] = _Link(chosen_output, size, made.verdict, made.detail)
+            log = replace(log, chosen_size=size)
+
+        def joined() -> Program:  # read only for a list no chooser vouched for
+            return program or compiler.load_ir(_joined_ir(steps, oz_output), name=oz_output.name)
+
+        kept = _decide(judge, links, log.size, choice, joined)
+        transient = any(made.transient for made in links.values())  # a timeout decides nothing for good
+        if fresh and choice is not None and not choice.transient and not transient:
+            _remember(steps, key, choice)
+    reason = "; ".join(part for part in (said, *_what_became(links, kept)) if part).replace("{kept}", kept)
+    decided = links.get("chosen", links["oz"])
+    if kept == "native":
+        return native, replace(log, kept=kept, reason=reason, verdict=decided.verdict.value)
+    path, size = links[kept].path, links[kept].size
+    return path, replace(log, kept=kept, size=size, reason=reason, verdict=decided.verdict.value)
 
 
-def _chosen_link(
-    steps: LinkSteps, command: LinkCommand, oz_output: Path, kept: Path, best: int, log: UnitLog
-) -> tuple[Path, UnitLog]:
-    """Chooses a list for the joined module of the ``oz`` link and links with it, if it
-    is another list; returns the smaller of it and ``kept`` (``best`` bytes)."""
-    joined = Path(f"{oz_output}{_JOINED_SUFFIX}")
-    ir = run_command([steps.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=steps.timeout).stdout_text
+def _decide(
+    judge: LinkJudge,
+    links: dict[str, _Link],
+    native_size: int,
+    choice: Choice | None,
+    joined: Callable[[], Program],
+) -> str:
+    """Decides the LTO links smaller than the native link, smallest first (``oz`` before
+    ``chosen`` on a tie), until one passes; gives every link its verdict in ``links``
+    and returns the name of the one kept (``native``: none)."""
+    from llm_compiler.selection import Verdict
+
+    kept = "native"
+    smaller = [name for name, made in links.items() if made.size is not None and made.size < native_size]
+    for name in sorted(smaller, key=lambda name: (links[name].size, name != "oz")):
+        made = links[name]
+        if kept != "native":
+            links[name] = replace(
+                made, verdict=Verdict.NOT_SMALLER, detail=f"not smaller than the {kept} link"
+            )
+        elif made.verdict is Verdict.NOT_CHECKED:  # made the same twice: its list and its run
+            listed = choice if name == "chosen" else None
+            check = judge.confirm(
+                made.path,
+                f"the {name} link",
+                joined=joined if listed is not None else None,
+                pipeline=listed.pipeline if listed is not None else "",
+                origin=listed.origin if listed is not None else "",
+            )
+            links[name] = replace(made, verdict=check.verdict, detail=check.detail, transient=check.transient)
+            kept = name if check.passed else kept
+    for name, made in links.items():
+        if made.verdict is Verdict.NOT_CHECKED:  # made twice the same, not smaller than native
+            links[name] = replace(
+                made, verdict=Verdict.NOT_SMALLER, detail="not smaller than the native link"
+            )
+    return kept
+
+
+def _what_became(links: dict[str, _Link], kept: str) -> list[str]:
+    """What the log line says of each LTO link (``{kept}``: the link kept)."""
+    from llm_compiler.selection import Verdict
+
+    said = []
+    for name, made in sorted(links.items(), key=lambda item: item[0] != "chosen"):
+        if name == kept:
+            said.append(f"the {name} link {made.detail}")
+        elif made.verdict is Verdict.COMPILE_FAILURE and name == "chosen":
+            said.append(f"the chosen list failed, {{kept}} kept: {made.detail}")
+        elif made.verdict is Verdict.NOT_SMALLER and name == "chosen":
+            said.append("not smaller linked, {kept} kept")
+        elif made.verdict is not Verdict.NOT_SMALLER:
+            said.append(f"the {name} link was rejected ({made.verdict.value}: {made.detail}), {{kept}} kept")
+    return said
+
+
+@dataclass(frozen=True)
+class _Link:
+    """One LTO link of a whole-program link step and what was decided of it."""
+
+    path: Path
+    size: int | None
+    verdict: Verdict
+    detail: str
+    transient: bool = False
+
+
+def _choose(
+    steps: LinkSteps, compiler: Compiler, oz_output: Path, log: UnitLog
+) -> tuple[Choice, Program | None, bool, str | None, UnitLog]:
+    """The list for the joined module of the ``oz`` link: remembered from an earlier
+    link of it, else the chooser's. Returns it, the joined module when it was read
+    (None: remembered), whether the choice is new, its cache key and the log line."""
+    ir = _joined_ir(steps, oz_output)
     # The key leaves out the first line, the ModuleID: it names the scratch folder.
     key = steps.key(
         _CHOICE_KEY, ir.partition("\n")[2].encode() if ir.startswith("; ModuleID") else ir.encode()
     )
     choice = _remembered_choice(steps, key)
-    if choice is None or steps.save_ir is not None:
-        with steps.compiler() as compiler:
-            chooser = steps.chooser(compiler)
-            program = compiler.load_ir(ir, name=oz_output.name)
-            log = replace(log, program_id=program.id)
-            if steps.save_ir is not None:
-                atomic_write_text(steps.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
-            choice = choice or chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
-        if key is not None and steps.cache is not None and not choice.transient:
-            record = {"pipeline": choice.pipeline, "origin": choice.origin, "reason": choice.reason}
-            steps.cache.put(key, b"", record)
-    log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
-    if choice.pipeline == OZ_PIPELINE:
-        return kept, log
-    chosen_output = oz_output.parent.parent / "chosen" / oz_output.name
-    try:
-        _lto_link(steps, command, chosen_output, choice.pipeline)
-        chosen_size = steps.size(chosen_output.read_bytes())
-    except Exception as error:  # the chosen list failed at the link: the smaller other is kept
-        return kept, replace(log, reason=f"the chosen list failed, {log.kept} kept: {reason_of(error)}")
-    log = replace(log, chosen_size=chosen_size)
-    if chosen_size < best:
-        return chosen_output, replace(log, size=chosen_size, kept="chosen")
-    return kept, replace(log, reason=f"{log.reason}; not smaller linked, {log.kept} kept")
+    if choice is not None and steps.save_ir is None:
+        return choice, None, False, key, log
+    chooser = steps.chooser(compiler)
+    program = compiler.load_ir(ir, name=oz_output.name)
+    log = replace(log, program_id=program.id)
+    if steps.save_ir is not None:
+        atomic_write_text(steps.save_ir / f"{oz_output.name}-{program.id}.ll", program.ir)
+    fresh = choice is None
+    choice = choice or chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
+    return choice, program, fresh, key, log
+
+
+def _joined_ir(steps: LinkSteps, oz_output: Path) -> str:
+    """The joined module of the ``oz`` link, after internalization, as text."""
+    joined = Path(f"{oz_output}{_JOINED_SUFFIX}")
+    return run_command(
+        [steps.toolchain.tool("llvm-dis"), joined, "-o", "-"], timeout=steps.timeout
+    ).stdout_text
+
+
+def _remember(steps: LinkSteps, key: str | None, choice: Choice) -> None:
+    """Keeps the choice for the joined module in the driver's cache (when it has one)."""
+    if key is not None and steps.cache is not None:
+        record = {"pipeline": choice.pipeline, "origin": choice.origin, "reason": choice.reason}
+        steps.cache.put(key, b"", record)
 
 
 def _remembered_choice(steps: LinkSteps, key: str | None) -> Choice | None:
@@ -296,22 +416,34 @@ def _remembered_choice(steps: LinkSteps, key: str | None) -> Choice | None:
 
 
 def _lto_link(steps: LinkSteps, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
-    """Links the build's line to ``output`` with lld's LTO running ``pipeline``."""
+    """Links the build's line to ``output`` with lld's LTO running ``pipeline``.
+
+    Raises:
+        LinkStepError: The link failed.
+    """
     _side_folder(output).mkdir(parents=True, exist_ok=True)
-    result = steps.clang(
-        [
-            *command.with_output(str(output), str(_side_folder(output))),
-            *LTO_LINK_FLAGS,
-            "-Xlinker",
-            f"--lto-newpm-passes={pipeline}",
-            *(f"-Wl,{flag}" for flag in extra),
-        ]
-    )
+    line = [
+        *command.with_output(str(output), str(_side_folder(output))),
+        *LTO_LINK_FLAGS,
+        "-Xlinker",
+        f"--lto-newpm-passes={pipeline}",
+        *(f"-Wl,{flag}" for flag in extra),
+    ]
+    result = steps.clang(line)
     if result.returncode != 0:
         raise LinkStepError(
             f"the LTO link with {pipeline} failed (status {result.returncode}): "
-            f"{result.stderr.decode(errors='replace')[-2000:]}"
+            f"{result.stderr.decode(errors='replace')[-2000:]}",
+            command=line,
+            returncode=result.returncode,
+            stderr=result.stderr.decode(errors="replace"),
         )
+
+
+def _linked(steps: LinkSteps, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> bytes:
+    """:func:`_lto_link`, then the linked file's bytes."""
+    _lto_link(steps, command, output, pipeline, *extra)
+    return output.read_bytes()
 
 
 def _side_folder(linked: Path) -> Path:

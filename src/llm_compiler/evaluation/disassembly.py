@@ -36,7 +36,7 @@ from typing import Any
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import CommandFailed, InvalidInput
+from llm_compiler.errors import CommandFailed, InvalidInput, reason_of
 from llm_compiler.evaluation.flag_tuning import by_system_and_target
 from llm_compiler.models.base import Model
 from llm_compiler.models.disassemble import DISASSEMBLY_BUDGET, LiftResult, lift_texts
@@ -195,7 +195,7 @@ def _reference(compiler: Compiler, source: ProgramSource) -> _Reference:
         program = source.load(compiler)
         compiled = compiler.compile(program, compiler.passes(OZ_PIPELINE), ("ir", "asm"))
     except (InvalidInput, CommandFailed) as error:
-        return _Reference(source, None, None, str(error).splitlines()[0][:300])
+        return _Reference(source, None, None, reason_of(error, 2000))  # the reason and its fix, on one line
     assert compiled.ir is not None and compiled.assembly is not None  # asked for above
     if CODE_END in compiled.assembly:
         return _Reference(source, None, None, f"its assembly holds {CODE_END!r}, which no prompt can carry")

@@ -27,6 +27,12 @@ Each (unit, system) gives a :class:`Row`:
 * ``outcome``: ``improved``, ``oz`` (nothing smaller) or why the answer was not used;
 * a model's predicted sizes beside the measured ones, for the MAPE of predictions.
 
+A unit a system cannot be run on (IR this LLVM cannot read, a crash of opt or llc, an
+object no reader here knows, a check that cannot read the unit's objects, a unit the
+autotuner stopped on) gives a :class:`Failure` instead: the unit, the system and the
+reason with its fix. The other units go on; a model's backend failing
+(:class:`~llm_compiler.models.base.ModelError`) still ends the run.
+
 :func:`summarize` turns rows into the figures per system and per package: geometric
 mean size reduction against -Oz zero-shot and with backup, shares improved and
 regressed, shares of each outcome, compiles and seconds per unit, and the MAPE of
@@ -52,8 +58,8 @@ from llm_compiler.core.metrics import geometric_mean_improvement, total_improvem
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
-from llm_compiler.errors import InvalidInput, InvalidPassList
-from llm_compiler.models.base import Model
+from llm_compiler.errors import InvalidInput, InvalidPassList, LlmCompilerError, reason_of
+from llm_compiler.models.base import Model, ModelError
 from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import BACKENDS
@@ -92,6 +98,28 @@ class Row:
     def from_json(cls, record: dict[str, Any]) -> Row:
         names = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in record.items() if key in names})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A unit one system could not be run on (a line of ``errors.jsonl``), with the reason.
+
+    Attributes:
+        unit, package, system: As in :class:`Row`.
+        error: What stopped it, in one paragraph, with the fix where one is known.
+        exception: The error itself (not written), for a run of a single unit to raise.
+    """
+
+    unit: str
+    package: str
+    system: str
+    error: str
+    status: str = "error"
+    task: str = "flag-tuning"
+    exception: LlmCompilerError | None = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "exception"}
 
 
 def system_kind(name: str) -> str:
@@ -149,25 +177,63 @@ class FlagTuningHarness:
     #: Units through the front end, by name: each is loaded once for all systems.
     programs: dict[str, Program] = field(default_factory=dict, repr=False)
 
-    def run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row]:
-        """The rows of ``system`` on ``sources``, as each is done (the autotuner's at its end)."""
+    def run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
+        """The rows of ``system`` on ``sources``, as each is done (the autotuner's at its end),
+        or a :class:`Failure` for a unit it cannot be run on.
+
+        Raises:
+            InvalidInput: ``system`` is unknown, or its pipeline is not a valid pass list.
+            ModelError: A model's backend failed.
+        """
         kind = system_kind(system)
         if kind == "fixed":
+            self._fixed_pipeline(system)  # a bad pipeline is the system's error, not each unit's
             for source in sources:
-                yield self._fixed(system, source)
+                try:
+                    row: Row | Failure = self._fixed(system, source)
+                except LlmCompilerError as error:
+                    row = _failure(system, source, error)
+                yield row
         elif kind == "tune":
             yield from self._tune(system, sources)
         elif kind == "lists":
-            optimizer = self._lists(system)
-            for source, result in zip(sources, optimizer.run(sources, loaded=self.programs), strict=True):
-                yield self._model_row(system, source, result)
+            yield from self._optimized(system, self._lists(system), sources)
         else:
             with self.load_model(system) as model:
                 optimizer = ModelOptimizer(
                     self.compiler, model, self.gate, self.optimize_settings, self.jobs, self.policy
                 )
-                for source, result in zip(sources, optimizer.run(sources, loaded=self.programs), strict=True):
-                    yield self._model_row(system, source, result)
+                yield from self._optimized(system, optimizer, sources)
+
+    def _optimized(
+        self, system: str, optimizer: ListOptimizer, sources: Sequence[ProgramSource]
+    ) -> Iterator[Row | Failure]:
+        """``optimizer`` on each unit, a batch of proposals at a time; a unit that cannot be
+        loaded, proposed for or decided on is a :class:`Failure` and the others go on."""
+        size = max(1, optimizer.batch_size)
+        for start in range(0, len(sources), size):
+            batch: list[tuple[ProgramSource, Program]] = []
+            for source in sources[start : start + size]:
+                try:
+                    batch.append((source, self._load(source)))
+                except LlmCompilerError as error:
+                    yield _failure(system, source, error)
+            try:
+                proposals = optimizer.propose([program for _, program in batch])
+            except ModelError:
+                raise
+            except LlmCompilerError:  # which unit it stopped on is found one unit at a time
+                proposals = []
+            for index, (source, program) in enumerate(batch):
+                try:
+                    proposal = proposals[index] if proposals else optimizer.propose([program])[0]
+                    result = optimizer.decide(source.name, program, proposal)
+                except ModelError:
+                    raise
+                except LlmCompilerError as error:
+                    yield _failure(system, source, error)
+                    continue
+                yield self._model_row(system, source, result)
 
     def _lists(self, system: str) -> ListOptimizer:
         settings = self.tune_settings
@@ -198,12 +264,26 @@ class FlagTuningHarness:
             program = self.programs[source.name] = source.load(self.compiler)
         return program
 
+    def _fixed_pipeline(self, system: str) -> str:
+        """The pipeline of a fixed system.
+
+        Raises:
+            InvalidInput: ``passes:PIPELINE`` is not a valid pass list.
+        """
+        pipeline = FIXED.get(system) or system.removeprefix("passes:")
+        if pipeline != OZ_PIPELINE:
+            try:
+                self.compiler.passes(pipeline)
+            except InvalidPassList as error:
+                raise InvalidInput(f"system {system!r}: {error}") from error
+        return pipeline
+
     def _fixed(self, system: str, source: ProgramSource) -> Row:
         start = time.monotonic()
         program = self._load(source)
         oz = self.selector.oz_size(program)
         unoptimized = self.compiler.value(program, None, self.tune_settings.objective)[0]
-        pipeline = FIXED.get(system) or system.removeprefix("passes:")
+        pipeline = self._fixed_pipeline(system)
         common: dict[str, Any] = {
             "unit": source.name,
             "package": _package(source),
@@ -223,10 +303,7 @@ class FlagTuningHarness:
                 compiles=2,
                 seconds=time.monotonic() - start,
             )
-        try:
-            run = self.compiler.passes(pipeline).pipeline
-        except InvalidPassList as error:
-            raise InvalidInput(f"system {system!r}: {error}") from error
+        run = self.compiler.passes(pipeline).pipeline
         selection = self.selector.select(program, [Candidate(pipeline=pipeline, run=run)], oz_size=oz)
         first = selection.candidates[0]
         size = first.binary_size
@@ -249,7 +326,7 @@ class FlagTuningHarness:
             seconds=time.monotonic() - start,
         )
 
-    def _tune(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row]:
+    def _tune(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
         budget = int(system.removeprefix("tune:"))
         settings = replace(self.tune_settings, budget=budget)
         scratch = None
@@ -274,10 +351,13 @@ class FlagTuningHarness:
         seconds = (time.monotonic() - start) / max(1, len(sources))
         by_name = {result.program: result for result in report.programs}
         for source in sources:
-            result = by_name.get(source.name)
+            # A unit that did not load is recorded under its path.
+            result = by_name.get(source.name) or by_name.get(str(source.path))
             if result is None or not result.ok:
-                detail = result.detail if result else "not tuned"
-                raise InvalidInput(f"{source.name}: the autotuner could not tune it: {detail}")
+                detail = (result.detail or result.status) if result else "not tuned"
+                error = InvalidInput(f"{source.name}: the autotuner could not tune it: {detail}")
+                yield _failure(system, source, error)
+                continue
             found = [s for s in (result.random_size, result.minimized_size, result.broadcast_size) if s > 0]
             improved = result.best_size < result.oz_size
             yield Row(
@@ -325,6 +405,10 @@ class FlagTuningHarness:
 
 #: Verdicts that say a list itself may not be kept (its size does not count zero-shot).
 _REJECTED = (Verdict.VALIDATION_FAILURE, Verdict.NONDETERMINISTIC, Verdict.SAME_AS_REJECTED)
+
+
+def _failure(system: str, source: ProgramSource, error: LlmCompilerError) -> Failure:
+    return Failure(source.name, _package(source), system, reason_of(error, 2000), exception=error)
 
 
 def _package(source: ProgramSource) -> str:
@@ -387,9 +471,15 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
 
 
 def summarize(
-    rows: Sequence[Row], *, llvm_version: str, programs: str, settings: dict[str, Any]
+    rows: Sequence[Row],
+    *,
+    llvm_version: str,
+    programs: str,
+    settings: dict[str, Any],
+    failures: Sequence[Failure] = (),
 ) -> dict[str, Any]:
-    """``report.json``: the figures per system, and per package and system."""
+    """``report.json``: the figures per system, and per package and system, over the rows;
+    ``errors``: each unit and system that gave no row, with the reason."""
     by_system: dict[str, list[Row]] = defaultdict(list)
     by_package: dict[str, dict[str, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
@@ -406,4 +496,5 @@ def summarize(
             for package, systems in sorted(by_package.items())
         },
         "settings": settings,
+        "errors": [{"unit": f.unit, "system": f.system, "error": f.error} for f in failures],
     }

@@ -192,6 +192,16 @@ def package_table(summary: Record) -> Table:
     return Table(["package", "system", *METRIC_HEADERS], rows, text_columns=2)
 
 
+def errors_table(summary: Record) -> Table:
+    """The units a system could not be run on (``report.json``'s ``errors``), with the reason."""
+    rows = [[str(e["unit"]), str(e["system"]), str(e["error"])] for e in summary.get("errors") or ()]
+    return Table(["unit", "system", "why it gave no row"], rows, text_columns=3)
+
+
+#: The heading of :func:`errors_table` in the reports.
+ERRORS_HEADING = "Units that could not be evaluated"
+
+
 def paper_table() -> Table:
     """The paper's published figures, each row labelled with where they come from."""
     rows = []
@@ -248,6 +258,8 @@ def markdown(summary: Record) -> str:
     parts += ["## Systems", table_markdown(system_table(summary))]
     if summary.get("packages"):
         parts += ["## Per package", table_markdown(package_table(summary))]
+    if summary.get("errors"):
+        parts += [f"## {ERRORS_HEADING}", table_markdown(errors_table(summary))]
     parts += [f"## The paper's figures ({PAPER_SOURCE})", PAPER_NOTE, table_markdown(paper_table())]
     if settings := _settings(summary):
         parts += ["## Settings", "\n".join(f"- {key}: `{value}`" for key, value in settings)]
@@ -342,6 +354,8 @@ def page(summary: Record, rows: Sequence[Any]) -> str:
     body += ["<h2>Systems</h2>", table_html(system_table(summary)), "<h2>Plots</h2>", *plots(_rows(rows))]
     if summary.get("packages"):
         body += ["<h2>Per package</h2>", table_html(package_table(summary))]
+    if summary.get("errors"):
+        body += [f"<h2>{ERRORS_HEADING}</h2>", table_html(errors_table(summary))]
     body += [f"<h2>The paper's figures ({html.escape(PAPER_SOURCE)})</h2>", _p(PAPER_NOTE, "note")]
     body += [table_html(paper_table())]
     if settings := _settings(summary):

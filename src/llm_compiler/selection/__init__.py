@@ -6,8 +6,10 @@ Above :mod:`llm_compiler.validation` and below every command: ``tune``'s search,
 validates the smaller ones smallest first after a determinism check, salvages rejected
 lists, treats lists with the same optimized IR as the same list, and returns a
 :class:`Selection` whose verdicts come from one closed vocabulary
-(:class:`~llm_compiler.selection.outcomes.Verdict`). Sources of lists (models, the
-built-in predictor, searches) only propose; nothing but this layer calls validation.
+(:class:`~llm_compiler.selection.outcomes.Verdict`). A whole-program link, made by
+lld from a joined module, is decided by :class:`LinkJudge`
+(:mod:`llm_compiler.selection.links`). Sources of lists (models, the built-in
+predictor, searches) only propose; nothing but this layer calls validation.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.passes.searchable import load_pass_set
+from llm_compiler.selection.links import LinkCheck, LinkJudge, makes_program
 from llm_compiler.selection.outcomes import Verdict
 from llm_compiler.selection.select import (
     MAX_REJECTIONS,
@@ -65,6 +68,8 @@ __all__ = [
     "MAX_REPAIRS",
     "Candidate",
     "Gate",
+    "LinkCheck",
+    "LinkJudge",
     "Measurer",
     "ObjectCheck",
     "Policy",
@@ -74,5 +79,6 @@ __all__ = [
     "Verdict",
     "fallback_reason",
     "make_gate",
+    "makes_program",
     "preload",
 ]
