@@ -12,12 +12,13 @@ every call that writes a file's bytes,
 
 and names the place by module and function (``Class.method``, ``outer.inner``). Each
 place is in :data:`DECIDED`, with one line saying which decision precedes what it
-writes (``Selector.select``, ``Selector.check``, ``Selector.check_object``), that it
-writes no object (``not an object: ...``: caches, logs, reports, the tool's own
-files), or that it is one of the writers above (``primitive: ...``, whose callers are
-places of their own); or it is in :data:`NOT_YET_DECIDED`, with why it writes an object
-no selection decision precedes. A new place fails :func:`test_every_writer_is_listed`
-with its file and line and what to do.
+writes (``Selector.select``, ``Selector.check``, ``Selector.check_object``, or for a
+whole-program link ``LinkJudge.confirm``), that it writes no object (``not an object:
+...``: caches, logs, reports, the tool's own files), or that it is one of the writers
+above (``primitive: ...``, whose callers are places of their own); or it is in
+:data:`NOT_YET_DECIDED`, with why it writes an object no selection decision precedes.
+A new place fails :func:`test_every_writer_is_listed` with its file and line and what
+to do.
 
 What the scan cannot see: files a subprocess writes itself (clang's ``-o`` on the
 driver's fallback and pass-through lines, ``llvm-objcopy`` adding the IR section to a
@@ -49,7 +50,14 @@ PRIMITIVES_CALLED_OTHERWISE = frozenset(
     }
 )
 #: What a place's line in :data:`DECIDED` starts with.
-KINDS = ("Selector.select", "Selector.check", "Selector.check_object", "not an object: ", "primitive: ")
+KINDS = (
+    "Selector.select",
+    "Selector.check",
+    "Selector.check_object",
+    "LinkJudge.confirm",
+    "not an object: ",
+    "primitive: ",
+)
 
 #: (module, function) -> the decision that precedes what it writes.
 DECIDED: dict[tuple[str, str], str] = {
@@ -66,6 +74,11 @@ DECIDED: dict[tuple[str, str], str] = {
     ("llm_compiler.driver.direct", "_write"): (
         "Selector.select, earlier: a direct hit replays an object Driver._compile_unit_with kept and "
         "cached, once every input and tool is confirmed unchanged; also the build's dependency file"
+    ),
+    ("llm_compiler.driver.whole_program", "link"): (
+        "LinkJudge.confirm (selection/links.py): an LTO link replaces the native one (the build's "
+        "link of decided objects) only when made twice the same, its list validated on the joined "
+        "module (chooser's Selector.select, else Selector.check) and, for a program, run as native"
     ),
     ("llm_compiler.cli.optimize", "_write"): (
         "Selector.select: the kept result is UnitResult.chosen of ListOptimizer.decide (-Oz unless a "
@@ -100,6 +113,9 @@ DECIDED: dict[tuple[str, str], str] = {
     ("llm_compiler.validation.checker", "Checker.link_and_run"): (
         "not an object: the candidate's object and executable in the check's scratch folder"
     ),
+    ("llm_compiler.selection.links", "run_program"): (
+        "not an object: a linked candidate copied to the scratch path its run check runs it from"
+    ),
     ("llm_compiler.validation.gate", "Gate._run_user_check"): (
         "not an object: the candidate's object in a scratch folder for the user's --check command"
     ),
@@ -120,21 +136,15 @@ DECIDED: dict[tuple[str, str], str] = {
         "not an object: a downloaded or copied tokenizer package"
     ),
     ("llm_compiler.training.tokenizer", "build_once"): "not an object: the built tokenizer",
+    ("llm_compiler.cli.compile", "run"): (
+        "Selector.check (cli.compile._check): an object or assembly of a list other than default<Oz> "
+        "is written once the list is validated on the program, or under --unchecked, which it says; "
+        "IR and bitcode are written as asked"
+    ),
 }
 
 #: (module, function) -> why the object it writes has no selection decision before it.
-NOT_YET_DECIDED: dict[tuple[str, str], str] = {
-    ("llm_compiler.cli.compile", "run"): (
-        "`llm-compiler compile FILE --passes LIST -o OUT.o` writes the object of the user's own list as "
-        "given (opt | llc): no -Oz baseline, no validation, no verdict in any record"
-    ),
-    ("llm_compiler.driver.whole_program", "link"): (
-        "the installed link (native, lld LTO with default<Oz>, or lld LTO with the chooser's list) is "
-        "picked by size alone; the chosen list was selected on the joined IR, but no "
-        "Selector.check_object looks at the linked program (its link, the suites, its own run), and "
-        "the LTO links' side outputs are installed with it"
-    ),
-}
+NOT_YET_DECIDED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

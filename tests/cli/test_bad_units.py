@@ -246,6 +246,10 @@ def test_tune_records_a_unit_whose_objects_no_reader_knows(
     assert "Traceback" not in failed["validation"]
 
 
+def jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
 @pytest.fixture(scope="module")
 def garbage_among_good(mixed: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The two ELF units, the Mach-O one and an IR file LLVM cannot read."""
@@ -267,8 +271,8 @@ def test_evaluate_flag_tuning_reports_every_unit(
     command += ["--seed", "1", "--jobs", "1", "--out", str(out)]
     result = run_cli(*command, env={"COLUMNS": "400"})
     assert result.returncode == 0, result.stderr
-    rows = {(Path(r["unit"]).stem, r["system"]): r for r in map(json.loads, (out / "results.jsonl").open())}
-    errors = {(Path(e["unit"]).stem, e["system"]): e for e in map(json.loads, (out / "errors.jsonl").open())}
+    rows = {(Path(r["unit"]).stem, r["system"]): r for r in jsonl(out / "results.jsonl")}
+    errors = {(Path(e["unit"]).stem, e["system"]): e for e in jsonl(out / "errors.jsonl")}
     assert not set(rows) & set(errors)
     assert set(rows) | set(errors) == {(Path(p).stem, s) for p in garbage_among_good for s in systems}
     for system in systems:
@@ -281,10 +285,11 @@ def test_evaluate_flag_tuning_reports_every_unit(
     # The Mach-O unit is measured as llvm-size measures it ...
     macho = rows[(MACHO_UNIT, "oz")]
     assert macho["size"] == macho["oz_size"] == size_by_hand(toolchain, good[2], "default<Oz>", tmp_path)
-    # ... or, where validation had to read its object's symbols, reported with the fix.
-    for system in ("random:2", "tune:4"):
-        if (MACHO_UNIT, system) in errors:
-            assert_reported_with_the_fix(errors[(MACHO_UNIT, system)]["error"])
+    # ... and where validation had to read its object's symbols (the issue's case: the
+    # autotuner's search beat -Oz on it), reported with the fix; the other units stand.
+    assert_reported_with_the_fix(errors[(MACHO_UNIT, "tune:4")]["error"])
+    if (MACHO_UNIT, "random:2") in errors:
+        assert_reported_with_the_fix(errors[(MACHO_UNIT, "random:2")]["error"])
     report = json.loads((out / "report.json").read_text())
     assert report["units"] == 3 and set(report["systems"]) == set(systems)
     assert report["systems"]["oz"]["units"] == 3
@@ -295,8 +300,8 @@ def test_evaluate_flag_tuning_reports_every_unit(
     # Not a row: a resumed run tries the unit again, and says how it fares.
     again = run_cli(*command, "--resume")
     assert again.returncode == 0, again.stderr
-    assert [json.loads(line) for line in (out / "results.jsonl").open()] == list(rows.values())
-    retried = [json.loads(line) for line in (out / "errors.jsonl").open()]
+    assert jsonl(out / "results.jsonl") == list(rows.values())
+    retried = jsonl(out / "errors.jsonl")
     assert {Path(e["unit"]).stem for e in retried} == {"garbage"} | {
         stem for stem, _ in errors if stem == MACHO_UNIT
     }

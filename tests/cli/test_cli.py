@@ -84,6 +84,19 @@ def test_compile_outputs(tmp_path: Path, suffix: str) -> None:
         assert b"crc32_update" in data and b".text" in data
 
 
+def test_compile_writes_an_object_of_a_list_only_once_it_is_checked(tmp_path: Path) -> None:
+    output = tmp_path / "crc32.o"
+    listed = ("compile", CRC, "--passes", "module(default<Oz>),function(sroa)", "-o", str(output))
+    refused = run_cli(*listed, "--check", "exit 3")
+    assert refused.returncode == 2 and not output.exists()
+    assert "validation-failure" in refused.stderr and "--unchecked" in refused.stderr
+    checked = run_cli(*listed, "--check", "true")
+    assert checked.returncode == 0 and "(validated:" in checked.stderr and output.exists()
+    output.unlink()
+    unchecked = run_cli(*listed, "--check", "exit 3", "--unchecked")
+    assert unchecked.returncode == 0 and "unchecked" in unchecked.stderr and output.exists()
+
+
 def test_compile_rejects_unknown_output_kind(tmp_path: Path) -> None:
     assert_one_paragraph_error(
         run_cli("compile", CRC, "-o", str(tmp_path / "x.exe")), "x.exe", ".ll, .bc, .o or .s"

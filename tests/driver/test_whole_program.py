@@ -234,13 +234,20 @@ def link_with(
     answers ``pipeline`` for the joined program (origin ``predicted``); the link's log line."""
     for name, text in sources.items():
         (folder / name).write_text(text)
-    log = folder / "cc.jsonl"
-    streams = {"stdout": io.BytesIO(), "stderr": io.BytesIO()}
-    units = Driver(language, FirstOf(OzOnly()), toolchain=toolchain, whole_program=True, **streams)
+    log, stdout, stderr = folder / "cc.jsonl", io.BytesIO(), io.BytesIO()
+    units = Driver(
+        language, FirstOf(OzOnly()), toolchain=toolchain, whole_program=True, stdout=stdout, stderr=stderr
+    )
     for name in sources:
-        assert units.run(["-c", name]) == 0, streams["stderr"].getvalue()
+        assert units.run(["-c", name]) == 0, stderr.getvalue()
     linker = Driver(
-        language, FirstOf(Fixed(pipeline)), log=log, toolchain=toolchain, whole_program=True, **streams
+        language,
+        FirstOf(Fixed(pipeline)),
+        log=log,
+        toolchain=toolchain,
+        whole_program=True,
+        stdout=stdout,
+        stderr=stderr,
     )
     assert linker.run([f"{Path(name).stem}.o" for name in sources] + ["-o", "program"]) == 0
     [line] = log_lines(log)

@@ -199,8 +199,9 @@ def ir_link(arguments: Sequence[str]) -> LinkCommand | None:
 
 
 def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -> int:
-    """Steps 2 and 3: links ``command`` natively, with ``default<Oz>`` and with the
-    program's own list; writes the smallest to the build's output.
+    """Steps 2 to 4: links ``command`` natively, with ``default<Oz>`` and with the
+    program's own list; writes the smallest that passes its checks (else the native
+    link) to the build's output.
 
     Args:
         steps: What it uses of the driver (its clang, chooser, log and objective).
@@ -247,9 +248,11 @@ def _lto_links(
     link that passes its checks, else the native one; returns it and the log line."""
     from llm_compiler.selection import LinkJudge, Verdict, makes_program
 
-    assert log.size is not None
+    native_size = log.size
+    assert native_size is not None
     with steps.compiler() as compiler:
-        judge = LinkJudge(compiler, native if makes_program(command.arguments, native) else None, Path.cwd())
+        runnable = native if makes_program(command.arguments, native) else None
+        judge = LinkJudge(compiler, runnable, Path.cwd(), scratch / "run" / native.name)
         oz_output = scratch / "oz" / native.name
         made = judge.twice(
             partial(_linked, steps, command, oz_output, OZ_PIPELINE, "--save-temps"),
@@ -260,14 +263,15 @@ def _lto_links(
             return native, replace(log, reason=f"native link kept: {made.detail}", verdict=made.verdict.value)
         links = {"oz": _Link(oz_output, steps.size(made.obj), made.verdict, made.detail)}
         log = replace(log, oz_size=links["oz"].size)
+        choice: Choice | None = None
+        program: Program | None = None
+        fresh, key = False, None
         try:
             choice, program, fresh, key, log = _choose(steps, compiler, oz_output, log)
-        except Exception as error:  # the chooser failed: the oz and native links remain
-            choice, program, fresh, key = None, None, False, None
-            said = f"{{kept}} link kept: {reason_of(error)}"
-        else:
             said = choice.reason
             log = replace(log, pipeline=choice.pipeline, origin=choice.origin)
+        except Exception as error:  # the chooser failed: the oz and native links remain
+            said = f"{{kept}} link kept: {reason_of(error)}"
         if choice is not None and choice.pipeline != OZ_PIPELINE:
             chosen_output = scratch / "chosen" / native.name
             made = judge.twice(
@@ -282,7 +286,7 @@ def _lto_links(
         def joined() -> Program:  # read only for a list no chooser vouched for
             return program or compiler.load_ir(_joined_ir(steps, oz_output), name=oz_output.name)
 
-        kept = _decide(judge, links, log.size, choice, joined)
+        kept = _decide(judge, links, native_size, choice, joined)
         transient = any(made.transient for made in links.values())  # a timeout decides nothing for good
         if fresh and choice is not None and not choice.transient and not transient:
             _remember(steps, key, choice)

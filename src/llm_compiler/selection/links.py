@@ -17,13 +17,14 @@ native one only after :class:`LinkJudge` has decided it, with a closed
    (:meth:`Selector.check <llm_compiler.selection.select.Selector.check>`: a second
    compile, then the gate: its link, PassListEval's suites, its own run).
 3. **The program's own run** (:meth:`LinkJudge.confirm`, where the link makes a
-   program): the native link and the candidate run with no arguments, standard input
-   from ``/dev/null``, an empty environment but ``LC_ALL=C``, in the build's working
-   directory (read-only where bubblewrap works, as in
-   :mod:`llm_compiler.validation.sandbox`), under :data:`RUN_TIMEOUT` seconds, a run
-   past it tried once more with :data:`~llm_compiler.validation.checker.RETRY_FACTOR`
-   times it. The two must end with the same exit status and standard output, else
-   ``validation-failure``. A native run that does not exit 0 in time (it needs
+   program): the native link and the candidate run from one path (their ``argv[0]``,
+   which a program may print), with no arguments, standard input from ``/dev/null``,
+   an empty environment but ``LC_ALL=C``, in the build's working directory
+   (read-only where bubblewrap works, as in :mod:`llm_compiler.validation.sandbox`),
+   under :data:`RUN_TIMEOUT` seconds, a run past it tried once more with
+   :data:`~llm_compiler.validation.checker.RETRY_FACTOR` times it. The two must end
+   with the same exit status and standard output, else ``validation-failure``. A
+   native run that does not exit 0 in time (it needs
    arguments, input or files it cannot get, or never ends) proves nothing: the run
    check is *unsupported* and the link is decided by steps 1 and 2 alone, which the
    detail says. A candidate whose run alone times out is rejected for this build only
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import math
 import shlex
+import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Sequence
@@ -109,6 +111,9 @@ class LinkJudge:
         native: The build's own (native) link, when the link makes a program to run;
             None for a shared library or a relocatable object (no run check).
         cwd: The build's working directory, where the programs run.
+        run_as: Where each program is copied to run (its ``argv[0]``, which a program
+            may print): one path for the native link and every candidate, in a
+            folder the caller removes.
         objective: What "smaller" means for a list's own check.
         suites: PassListEval suites a list of an origin not vouched for must pass.
     """
@@ -118,6 +123,7 @@ class LinkJudge:
         compiler: Compiler,
         native: Path | None,
         cwd: Path,
+        run_as: Path,
         *,
         objective: Objective = DEFAULT_OBJECTIVE,
         suites: Sequence[str] = ("builtin",),
@@ -125,6 +131,7 @@ class LinkJudge:
         self.compiler = compiler
         self.native = native
         self.cwd = cwd
+        self.run_as = run_as
         self.objective = objective
         self.suites = tuple(suites)
         # Step 1 only: the determinism rule of check_object, with no gate after it.
@@ -170,13 +177,13 @@ class LinkJudge:
         if self.native is None:
             return LinkCheck(Verdict.VALIDATED, "passed: " + ", ".join(done) + " (a library: no run)")
         if self._reference is None:  # run once, for every candidate compared with it
-            self._reference = run_program(self.native, self.cwd, RUN_TIMEOUT)
+            self._reference = run_program(self.native, self.cwd, RUN_TIMEOUT, self.run_as)
         reference = self._reference
         if reference.timed_out or reference.returncode != 0:
             why = f"the native link {reference.describe()} without arguments or input"
             note = f"; the program's own run: unsupported ({why}): checked by the rest alone"
             return LinkCheck(Verdict.VALIDATED, "passed: " + ", ".join(done) + note)
-        run = run_program(linked, self.cwd, RUN_TIMEOUT)
+        run = run_program(linked, self.cwd, RUN_TIMEOUT, self.run_as)
         if run.timed_out:
             detail = (
                 f"{label} ran past its time limit twice where the native link exits in time "
@@ -229,19 +236,24 @@ def makes_program(arguments: Sequence[str], linked: Path) -> bool:
     return int.from_bytes(header[16:18], "little" if header[5] == 1 else "big") in (2, 3)
 
 
-def run_program(binary: Path, cwd: Path, timeout: float) -> ProgramRun:
-    """Runs ``binary`` in ``cwd`` with no arguments and standard input from ``/dev/null``
-    (module docstring, step 3); a run past ``timeout`` is tried once more with
+def run_program(binary: Path, cwd: Path, timeout: float, run_as: Path) -> ProgramRun:
+    """Runs ``binary``, copied to ``run_as`` (its ``argv[0]``), in ``cwd`` with no
+    arguments and standard input from ``/dev/null`` (module docstring, step 3); a run
+    past ``timeout`` is tried once more with
     :func:`~llm_compiler.validation.checker.retry_limits_for` its limits."""
+    run_as.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(binary, run_as)
     limits = Limits(timeout=timeout, cpu_seconds=max(1, math.ceil(timeout)))
-    run = _run_once(binary, cwd, limits)
-    return _run_once(binary, cwd, retry_limits_for(limits)) if run.timed_out else run
+    run = _run_once(run_as, cwd, limits)
+    return _run_once(run_as, cwd, retry_limits_for(limits)) if run.timed_out else run
 
 
 def _run_once(binary: Path, cwd: Path, limits: Limits) -> ProgramRun:
     with tempfile.TemporaryDirectory(prefix="llm-compiler-link-run-") as scratch:
-        stdout = Path(scratch) / "stdout"
-        redirect = f'exec "$@" </dev/null >{shlex.quote(str(stdout))} 2>/dev/null'
+        # Standard input is run_command's /dev/null (opened here: the sandbox's /dev is
+        # read-only); the outputs are files in the scratch folder, bounded by the limits.
+        stdout, stderr = Path(scratch) / "stdout", Path(scratch) / "stderr"
+        redirect = f'exec "$@" >{shlex.quote(str(stdout))} 2>{shlex.quote(str(stderr))}'
         argv = ["/bin/sh", "-c", redirect, "sh", "/usr/bin/env", "-i", "LC_ALL=C", str(binary.resolve())]
         command = _in_folder(sandbox_command(argv, Path(scratch), limits), binary.resolve().parent, cwd)
         try:
