@@ -9,6 +9,8 @@
   those the umask allows.
 * :func:`write_jsonl`, :func:`write_parquet` and :func:`jsonl_to_parquet` write tables:
   JSONL always, Parquet when pyarrow is installed (``pip install 'llm-compiler[parquet]'``).
+* :func:`enable_wal` opens every SQLite store the same way, so that processes sharing one
+  wait for each other instead of failing.
 * :class:`RunDir` is a run's output folder: the settings that identify the run
   (checked before a run is resumed), records appended one line at a time as each is
   done, read back with a line torn by a kill dropped, and reports written atomically.
@@ -19,7 +21,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import sqlite3
 import stat
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -230,3 +234,22 @@ class RunDir:
     def write_text(self, name: str, text: str) -> Path:
         """Writes a report file of the run whole or not at all."""
         return atomic_write_text(self.path / name, text)
+
+
+def enable_wal(db: sqlite3.Connection, seconds: float = 60.0) -> None:
+    """Switches the SQLite database ``db`` to WAL, waiting for other processes: the switch
+    can answer "database is locked" at once, busy timeout or not, while another process
+    opens the same new store (the compiles of a ``make -j``, PassListEval's workers).
+
+    Raises:
+        sqlite3.OperationalError: Another error, or still locked after ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

@@ -183,7 +183,7 @@ def test_the_verdict_store_waits_for_another_process_switching_it_to_wal(tmp_pat
     import sqlite3
     import threading
 
-    from llm_compiler.validation.passlisteval import _enable_wal
+    from llm_compiler.files import enable_wal
 
     path = tmp_path / "store.sqlite"
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -193,7 +193,7 @@ def test_the_verdict_store_waits_for_another_process_switching_it_to_wal(tmp_pat
     timer = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
     timer.start()
     try:
-        _enable_wal(waiting, seconds=30)
+        enable_wal(waiting, seconds=30)
     finally:
         timer.join()
     assert waiting.execute("PRAGMA journal_mode").fetchone() == ("wal",)

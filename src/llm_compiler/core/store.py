@@ -34,6 +34,7 @@ from typing import Any
 
 from llm_compiler.core.objective import Objective
 from llm_compiler.errors import InvalidInput
+from llm_compiler.files import enable_wal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -141,7 +142,7 @@ class Store:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self.db)
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
             if "evaluations" not in self._columns("jobs"):  # written before jobs counted evaluations

@@ -59,6 +59,7 @@ from llm_compiler.driver.direct import (
     tool_identity,
 )
 from llm_compiler.errors import InvalidInput
+from llm_compiler.files import enable_wal
 
 __all__ = [
     "STORE_NAME",
@@ -256,7 +257,7 @@ class ObjectCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(db)  # waits for another compile of the build switching a new store
             db.execute("PRAGMA synchronous=NORMAL")
             try:
                 if _layout(db) != SCHEMA:

@@ -183,21 +183,6 @@ def default_cache_dir() -> Path:
     return files.cache_dir("validation")
 
 
-def _enable_wal(db: sqlite3.Connection, seconds: float = 60.0) -> None:
-    """Switches ``db`` to WAL, waiting for other processes: the switch can answer
-    "database is locked" at once, busy timeout or not, while another worker opens the
-    same new store."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 class PassListEval:
     """Checks pass lists against test suites.
 
@@ -250,7 +235,7 @@ class PassListEval:
             self.cache_dir / f"cache-{CACHE_FORMAT}.sqlite", check_same_thread=False, isolation_level=None
         )
         self._db.execute("PRAGMA busy_timeout=60000")
-        _enable_wal(self._db)
+        files.enable_wal(self._db)
         self._db.executescript(
             """CREATE TABLE IF NOT EXISTS ir (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
                CREATE TABLE IF NOT EXISTS runs (key TEXT, ir_hash TEXT, stdout TEXT, returncode INTEGER,
