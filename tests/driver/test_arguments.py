@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from llm_compiler.driver.arguments import (
@@ -383,8 +383,26 @@ _WITH_VALUE = st.tuples(
 _LINES = st.lists(st.one_of(st.sampled_from(_SINGLE).map(lambda word: (word,)), _WITH_VALUE), max_size=10)
 
 
+def _sources(arguments: list[str]) -> list[str]:
+    """The sources clang compiles in a line of :data:`_LINES`: the C and C++ files, and
+    any input after ``-x c`` or ``-x c++`` (``clang -c -x c x.o`` compiles x.o as C)."""
+    sources, language, i = [], "none", 0
+    while i < len(arguments):
+        word = arguments[i]
+        if word in ("-o", "-MF", "-MT", "-I", "-x"):
+            if word == "-x" and i + 1 < len(arguments):
+                language = arguments[i + 1]
+            i += 2
+            continue
+        if word in ("a.c", "b.cpp") or (word == "x.o" and language in ("c", "c++")):
+            sources.append(word)
+        i += 1
+    return sources
+
+
 @settings(max_examples=300, deadline=None)
 @given(_LINES)
+@example(words=[("-c",), ("a.c",), ("-x", "c"), ("x.o",)])  # x.o compiled as C, as clang does
 def test_classify_never_fails_and_rewrites_consistently(words: list[tuple[str, ...]]) -> None:
     arguments = [argument for word in words for argument in word]
     result = classify(arguments)
@@ -395,7 +413,7 @@ def test_classify_never_fails_and_rewrites_consistently(words: list[tuple[str, .
         return
     if isinstance(result, SeveralUnits):
         assert len(result.units) > 1 and "-o" not in arguments
-        assert [u.source for u in result.units] == [a for a in arguments if a in ("a.c", "b.cpp")]
+        assert [u.source for u in result.units] == _sources(arguments)
         return
     assert "-c" in arguments and result.source in arguments
     assert "-c" not in result.frontend_arguments
