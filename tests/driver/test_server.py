@@ -150,16 +150,16 @@ def test_a_folder_others_may_use_is_not_used(tmp_path: Path, runtime: Path) -> N
     assert list(shared.iterdir()) == []  # no socket, no log: no server in a folder others can write
 
 
-def _slow_llvm(folder: Path, toolchain_bin: Path) -> Path:
+def _slow_llvm(folder: Path, toolchain_bin: Path, seconds: int = 120) -> Path:
     """An LLVM folder whose clang, when ``STALL`` exists, first writes its pid and
-    sleeps: a compile that is still running when its client is stopped."""
+    sleeps ``seconds``: a compile that is still running when its client is stopped."""
     slow = folder / "slow-llvm"
     slow.mkdir()
     for tool in toolchain_bin.iterdir():
         (slow / tool.name).symlink_to(tool)
     (slow / "clang").unlink()
     (slow / "clang").write_text(
-        f'#!/bin/sh\nif [ -e "{folder}/STALL" ]; then echo $$ > "{folder}/stalled"; sleep 120; fi\n'
+        f'#!/bin/sh\nif [ -e "{folder}/STALL" ]; then echo $$ > "{folder}/stalled"; sleep {seconds}; fi\n'
         f'exec {toolchain_bin / "clang"} "$@"\n'
     )
     (slow / "clang").chmod(0o755)
@@ -456,16 +456,7 @@ def test_a_command_longer_than_the_idle_time_leaves_the_server_serving(
     # The server's idle time counts from the end of its last command, not its start: a
     # compile that ran past LLM_COMPILER_SERVER_IDLE (3 s here) is not followed by an exit.
     folder = _project(tmp_path / "project")
-    slow = tmp_path / "slow-llvm"
-    slow.mkdir()
-    for tool in toolchain.bin_dir.iterdir():
-        (slow / tool.name).symlink_to(tool)
-    (slow / "clang").unlink()
-    (slow / "clang").write_text(
-        f'#!/bin/sh\nif [ -e "{tmp_path}/STALL" ]; then sleep 5; fi\n'
-        f'exec {toolchain.bin_dir / "clang"} "$@"\n'
-    )
-    (slow / "clang").chmod(0o755)
+    slow = _slow_llvm(tmp_path, toolchain.bin_dir, seconds=5)
     env = {**os.environ, "CPATH": str(folder / "include"), "LLVM_BIN": str(slow)}
     command = [sys.executable, "-m", "llm_compiler", "cc", "--cache", "off", "--predictor", "none"]
 
