@@ -27,6 +27,14 @@ own tests on that build:
 * ``cc``: ``llm-compiler cc --cache DIR`` (``c++`` for C++) with a fresh, empty cache:
   a cold build; the driver's log goes to ``DIR/logs/<project>.cc.units.jsonl``
   (``LLM_COMPILER_CC_LOG``: the same wrapper serves the rebuild with its own log);
+* ``cc-warm``: the ``cc`` build again, from a fresh copy with a fresh, empty cache, at the
+  very path of the ``cc`` tree (as ``cc-j8``, below; it ends in ``cc-warm``): its
+  linked outputs must be byte-identical to ``cc``'s. With ``--fresh-state`` its
+  ``XDG_CACHE_HOME`` is a copy of the one the ``cc`` build left (``xdg-cc``, copied to
+  ``xdg-cc-warm`` so that it stays as it was): the verdicts, pass sets and ranker are
+  warm, the objects not, as in a new project on a machine that has built one before.
+  Without ``--fresh-state`` it is one more cold-cache build. Without a finished ``cc``
+  build, that runs first;
 * ``cc-rebuild``: the ``cc`` tree cleaned by the project's own clean and built again
   with the same, now warm, cache: the rebuild of unchanged sources (its time is the
   build phase alone; the configuration is kept). Without a finished ``cc`` tree (a
@@ -39,17 +47,20 @@ own tests on that build:
   so that the driver's choices are made under load: a timeout or a slow check must not
   change an object. With ``--fresh-state``, each ``cc`` mode's build runs with an empty
   ``XDG_CACHE_HOME`` of its own (``WORK/<project>/xdg-<mode>``; the rebuild reuses the
-  cold build's): no verdict, pass set or parsed ranker from an earlier build, as on a
-  new machine after the README's set-up;
+  cold build's, ``cc-warm`` a copy of it): no verdict, pass set or parsed ranker from an
+  earlier build, as on a new machine after the README's set-up; and each such build has
+  a new, empty ``XDG_RUNTIME_DIR`` (in the temporary folder, removed after its tests),
+  so that no compile server left running by an earlier build serves it: its first
+  command starts its own;
 * ``cc-tuned`` (``--modes``): ``llm-compiler tune`` results in use. A fresh copy is
   configured and built with ``llm-compiler cc --oz --save-ir`` (every unit's IR), ``tune``
   runs on that IR (``--tune-budget`` lists per unit), the project's clean, and the build
   with ``--results`` (the predictor for units tune has no list for) is tested and measured.
   Its time is the final build's; the IR build's and tune's are in the record;
 * ``cc-whole-program`` (``--modes``): ``llm-compiler cc --whole-program`` with a fresh
-  cache: the per-unit build whose objects carry their IR, and each link also tried
-  with lld's LTO and a list chosen for the joined program; to compare with
-  ``clang-oz-lto``.
+  cache (and with ``--fresh-state`` an empty ``XDG_CACHE_HOME``): the per-unit build
+  whose objects carry their IR, and each link also tried with lld's LTO and a list
+  chosen for the joined program; to compare with ``clang-oz-lto``.
 
 Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
 ``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
@@ -63,7 +74,9 @@ line to ``DIR/results.jsonl`` as it finishes; a pair already there is skipped un
 ``DIR/logs/<project>.<mode>.log``. The table at the end (the last record per pair)
 gives the totals, the reductions against ``clang-oz``, the times and their ratios,
 the tests, and the geometric means over projects; a project whose ``cc`` total
-exceeds ``clang-oz``'s is flagged.
+exceeds ``clang-oz``'s is flagged. A second table tells where the time of each ``cc``
+mode went, from its driver log (:func:`report.unit_summary`): the units compiled
+(misses), those the cache served (hits), the whole-program links, and the seconds of each.
 """
 
 from __future__ import annotations
@@ -85,7 +98,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from projects import BENCH_DIR, MODES, PROJECTS, Project, Step
-from report import report
+from report import report, unit_summary
 
 from llm_compiler.corpus.debian import fetch_source
 from llm_compiler.errors import CompileTimeout, LlmCompilerError, ToolchainError
@@ -93,7 +106,7 @@ from llm_compiler.files import cache_dir
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.runner import run_command
 
-DEFAULT_MODES = MODES[:4]
+DEFAULT_MODES = ("clang-oz", "clang-oz-lto", "cc", "cc-rebuild")
 #: What each mode's wrapper appends to a clang command line.
 CLANG_FLAGS = {
     "clang-oz": ("-Oz",),
@@ -201,10 +214,16 @@ def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple
 
 
 def environment(
-    context: Context, tools: Path, unit_log: Path | None, cache_home: Path | None = None
+    context: Context,
+    tools: Path,
+    unit_log: Path | None,
+    cache_home: Path | None = None,
+    runtime_dir: Path | None = None,
 ) -> dict[str, str]:
     """The environment of every command of a build: the mode's tools, LLVM's binutils;
-    with ``cache_home``, that folder as ``XDG_CACHE_HOME`` (llm-compiler's every cache)."""
+    with ``cache_home``, that folder as ``XDG_CACHE_HOME`` (llm-compiler's every cache);
+    with ``runtime_dir``, that one as ``XDG_RUNTIME_DIR`` (where the compile server's
+    socket is looked for: a new folder means a server of the build's own)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -224,6 +243,8 @@ def environment(
         env["LLM_COMPILER_CC_LOG"] = str(unit_log)
     if cache_home is not None:
         env["XDG_CACHE_HOME"] = str(cache_home)
+    if runtime_dir is not None:
+        env["XDG_RUNTIME_DIR"] = str(runtime_dir)
     return env
 
 
@@ -309,22 +330,6 @@ def measure_artifacts(tree: Path, patterns: tuple[str, ...]) -> tuple[dict[str, 
     return found, missing
 
 
-def unit_summary(log: Path) -> dict[str, Any]:
-    """What ``llm-compiler cc`` did for each unit, counted from its log."""
-    if not log.is_file():
-        return {"units": 0}
-    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    kept: dict[str, int] = {}
-    for line in lines:
-        kept[line.get("kept", "?")] = kept.get(line.get("kept", "?"), 0) + 1
-    return {
-        "units": len(lines),
-        "cached": sum(bool(line.get("cached")) for line in lines),
-        "kept": kept,
-        "fallbacks": [line.get("reason", "")[:200] for line in lines if line.get("kept") == "clang"][:5],
-    }
-
-
 def load_records(path: Path) -> list[dict[str, Any]]:
     """The records of ``results.jsonl`` (none when it does not exist)."""
     if not path.is_file():
@@ -370,20 +375,17 @@ def build_and_test(
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(source, tree, symlinks=True)
         shutil.rmtree(cache, ignore_errors=True)
-        extra = ("--whole-program",) if mode == "cc-whole-program" else ()
+        extra: tuple[str, ...] = ("--whole-program",) if mode == "cc-whole-program" else ()
         if context.predictor is not None:
             extra += ("--predictor", context.predictor)
         write_wrappers(tools, mode, context, (*extra, "--cache", str(cache)))
         if mode == "clang-oz-lto":
             check_lld(context, tools)
-    cache_home = None
-    if context.fresh_state and mode.startswith("cc") and mode != "cc-rebuild":
-        cache_home = home / f"xdg-{mode}"  # empty: no verdict, pass set or ranker read before
-        shutil.rmtree(cache_home, ignore_errors=True)
-        cache_home.mkdir(parents=True)
-    elif context.fresh_state and mode == "cc-rebuild":
-        cache_home = home / "xdg-cc"
-    env = environment(context, tools, unit_log, cache_home)
+    cache_home = state_home(mode, context, home) if context.fresh_state and mode.startswith("cc") else None
+    # A compile server of an earlier build (or of anyone's) would serve this one with
+    # what it preloaded: under --fresh-state the first command starts the build's own.
+    runtime = Path(tempfile.mkdtemp(prefix="llm-compiler-bench-")) if cache_home is not None else None
+    env = environment(context, tools, unit_log, cache_home, runtime)
     values = {
         "cc": str(tools / "cc"),
         "cxx": str(tools / "c++"),
@@ -394,7 +396,13 @@ def build_and_test(
         "tree": str(tree),
         "bench": str(BENCH_DIR),
     }
-    record: dict[str, Any] = {"jobs": jobs, "tree": str(tree)}
+    record: dict[str, Any] = {
+        "jobs": jobs,
+        "tree": str(tree),
+        "fresh_state": context.fresh_state,
+        "xdg_cache_home": None if cache_home is None else str(cache_home),
+        "xdg_runtime_dir": None if runtime is None else str(runtime),
+    }
     if mode == "cc-rebuild":
         clean = run_steps(project.clean, tree, values, env, log, context.timeout)
         record["clean_s"] = round(clean.seconds, 2)
@@ -424,7 +432,24 @@ def build_and_test(
         record.update(tests_passed=None, test_s=0.0, test_tail="")
     if unit_log is not None:
         record["driver"] = unit_summary(unit_log)
+    if runtime is not None:  # its server, idle now, exits on its own
+        shutil.rmtree(runtime, ignore_errors=True)
     return record
+
+
+def state_home(mode: str, context: Context, home: Path) -> Path:
+    """The ``XDG_CACHE_HOME`` of a ``cc`` mode under ``--fresh-state``: the cold build's
+    for its rebuild, a copy of it for ``cc-warm`` (the cold one stays as it was), else
+    an empty folder of the mode's own (no verdict, pass set or ranker read before)."""
+    if mode == "cc-rebuild":
+        return home / "xdg-cc"
+    cache_home = home / f"xdg-{mode}"
+    shutil.rmtree(cache_home, ignore_errors=True)
+    if mode == "cc-warm":
+        shutil.copytree(home / "xdg-cc", cache_home, symlinks=True)
+    else:
+        cache_home.mkdir(parents=True)
+    return cache_home
 
 
 def tuned_build(
@@ -479,7 +504,8 @@ def tuned_build(
 
 
 def compare_with_cc(record: dict[str, Any], context: Context, project: str) -> None:
-    """Adds ``identical_to_cc`` (per artifact) and ``identical`` to a rebuild or -j record."""
+    """Adds ``identical_to_cc`` (per artifact) and ``identical`` to a record of a build
+    at the ``cc`` tree's path (rebuild, warm, -j)."""
     cold = last_record(context.results, project, "cc")
     if cold is None or not cold.get("built"):
         record["identical"] = None
@@ -498,43 +524,63 @@ def busy_loops(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen(spin, stdin=subprocess.DEVNULL) for _ in range(count)]
 
 
+def has_cc_build(home: Path, context: Context) -> bool:
+    """Whether the ``cc`` build finished in ``home`` (its tree, its cache and, under
+    ``--fresh-state``, its ``XDG_CACHE_HOME``)."""
+    state = (home / "xdg-cc").is_dir() or not context.fresh_state
+    return (home / "cc" / ".bench-cc-built").is_file() and (home / "cache-cc").is_dir() and state
+
+
+def build_at_cc_path(project: Project, mode: str, context: Context, source: Path) -> dict[str, Any]:
+    """Builds ``mode`` in a fresh copy at the very path of the ``cc`` tree (moved aside
+    meanwhile, then back), so that paths in debug information and run paths are those
+    of ``cc``; the tree ends in ``WORK/<project>/<mode>``. Returns the record's fields."""
+    home = context.work / project.name
+    cc_tree, aside, final = home / "cc", home / "cc.aside", home / mode
+    shutil.rmtree(final, ignore_errors=True)
+    if aside.exists():  # an earlier run stopped during such a build
+        shutil.rmtree(cc_tree, ignore_errors=True)
+        aside.rename(cc_tree)
+    if cc_tree.exists():
+        cc_tree.rename(aside)
+    try:
+        record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / mode)
+    finally:
+        if cc_tree.exists():
+            cc_tree.rename(final)
+        if aside.exists():
+            aside.rename(cc_tree)
+    record["tree"] = str(final)
+    return record
+
+
 def run_mode(project: Project, mode: str, context: Context) -> dict[str, Any]:
     """Builds, tests and measures one (project, mode); appends its record; returns it."""
     source, provenance = prepared_source(project, context.sources, context.log(project.name, "prepare"))
     home = context.work / project.name
     cc_tree = home / "cc"
     started = time.time()
+    if mode in ("cc-warm", "cc-rebuild") and not has_cc_build(home, context):
+        print(f"[{project.name}] {mode} needs the cc build: building it first", flush=True)
+        run_mode(project, "cc", context)
     if mode == "cc-rebuild":
-        if not (cc_tree / ".bench-cc-built").is_file() or not (home / "cache-cc").is_dir():
-            print(f"[{project.name}] cc-rebuild needs the cc build: building it first", flush=True)
-            run_mode(project, "cc", context)
         record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / "cc")
+    elif mode == "cc-warm":
+        record = build_at_cc_path(project, mode, context, source)
     elif mode == "cc-j8":
-        aside, final = home / "cc.aside", home / "cc-j8"
         hogs = busy_loops(context.hog * (os.cpu_count() or 1))
-        shutil.rmtree(final, ignore_errors=True)
-        if aside.exists():  # an earlier run stopped during the parallel build
-            shutil.rmtree(cc_tree, ignore_errors=True)
-            aside.rename(cc_tree)
-        if cc_tree.exists():
-            cc_tree.rename(aside)
         try:
-            record = build_and_test(project, mode, context, source, cc_tree, home / "tools" / mode)
+            record = build_at_cc_path(project, mode, context, source)
         finally:
             for hog in hogs:
                 hog.kill()
                 hog.wait()
-            if cc_tree.exists():
-                cc_tree.rename(final)
-            if aside.exists():
-                aside.rename(cc_tree)
-        record["tree"] = str(final)
         record["busy_loops"] = len(hogs)
     else:
         record = build_and_test(project, mode, context, source, home / mode, home / "tools" / mode)
         if mode == "cc" and record["built"]:
             (cc_tree / ".bench-cc-built").touch()
-    if mode in ("cc-rebuild", "cc-j8") and record["built"]:
+    if mode in ("cc-warm", "cc-rebuild", "cc-j8") and record["built"]:
         compare_with_cc(record, context, project.name)
     record = {
         "project": project.name,
@@ -571,7 +617,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--projects", default=",".join(PROJECTS), help="comma-separated, of: " + ", ".join(PROJECTS)
     )
-    parser.add_argument("--modes", help=f"comma-separated, of: {', '.join(MODES)} (default: the first four)")
+    parser.add_argument(
+        "--modes", help=f"comma-separated, of: {', '.join(MODES)} (default: {','.join(DEFAULT_MODES)})"
+    )
     parser.add_argument("--parallel-check", action="store_true", help="add cc-j8 to the modes")
     parser.add_argument("--jobs", type=int, default=8, help="make/ninja -j of cc-j8 (default 8)")
     parser.add_argument(

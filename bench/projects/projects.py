@@ -292,7 +292,9 @@ LUA = Project(
 )
 
 #: The benchmark's modes, in the order they run (see bench_projects.py).
-MODES = ("clang-oz", "clang-oz-lto", "cc", "cc-rebuild", "cc-j8", "cc-tuned", "cc-whole-program")
+MODES = (
+    "clang-oz", "clang-oz-lto", "cc", "cc-warm", "cc-rebuild", "cc-j8", "cc-tuned", "cc-whole-program",
+)  # fmt: skip
 
 #: Every project, in the order the benchmark runs them.
 PROJECTS: dict[str, Project] = {

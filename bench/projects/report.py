@@ -1,15 +1,23 @@
-"""The table of the real-project benchmark: bytes and times per project and mode.
+"""The tables of the real-project benchmark: bytes and times per project and mode.
 
 :func:`report` reads the records ``bench_projects.py`` appends to ``results.jsonl`` and
-prints a markdown table of the last record per (project, mode): total bytes, the
-reductions against clang -Oz, build times and their ratios to clang's, the tests of
-each mode, whether the parallel build was byte-identical, and the geometric means over
-projects. A project whose ``llm-compiler cc`` total exceeds clang -Oz's is flagged.
+prints two markdown tables of the last record per (project, mode). The first: total
+bytes and the reductions against clang -Oz; the times of clang -Oz, of the cold ``cc``
+build, of ``cc-warm`` (verdicts warm, objects cold) and their ratios to clang -Oz's;
+the rebuild's build phase over clang -Oz's; clang -Oz -flto's time and the
+whole-program build's over it; the tests of each mode, whether the warm and parallel
+builds were byte-identical to the cold one; and the geometric means over projects. A
+project whose ``llm-compiler cc`` total exceeds clang -Oz's is flagged. The second,
+where the time goes: per project and ``cc`` mode, from the driver's log
+(:func:`unit_summary`), the units compiled (misses), those the cache served (hits), the
+whole-program links, and the seconds the driver spent in each.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 from projects import MODES, PROJECTS
@@ -27,11 +35,66 @@ SIZE_MODES = (
     ("cc-whole-program", "whole program"),
     ("clang-oz-lto", "-Oz -flto"),
 )
+#: The time ratios: key -> (mode, its time field, the baseline mode, the baseline's field).
+TIME_RATIOS = {
+    "cold": ("cc", "total_s", "clang-oz", "total_s"),
+    "warm": ("cc-warm", "total_s", "clang-oz", "total_s"),
+    "rebuild": ("cc-rebuild", "build_s", "clang-oz", "build_s"),
+    "whole": ("cc-whole-program", "total_s", "clang-oz-lto", "total_s"),
+}
+
+
+def unit_summary(log: Path) -> dict[str, Any]:
+    """What ``llm-compiler cc`` did, counted from its log (``LLM_COMPILER_CC_LOG``).
+
+    Returns:
+        ``units`` (the compiles: the lines that are not whole-program links), ``hits``
+        (those the cache served), ``misses`` (the rest), ``links`` (whole-program links),
+        the seconds summed over each (``miss_s``, ``hit_s``, ``link_s``), the units'
+        ``kept`` and ``origin`` counts, the links' ``link_kept``, the slowest five
+        compiles and the first five fallbacks' reasons.
+    """
+    if not log.is_file():
+        return {"units": 0}
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    units = [line for line in lines if not line.get("link")]
+    links = [line for line in lines if line.get("link")]
+    hits = [line for line in units if line.get("cached")]
+    misses = [line for line in units if not line.get("cached")]
+
+    def counts(group: list[dict[str, Any]], key: str) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for line in group:
+            found[line.get(key) or "-"] = found.get(line.get(key) or "-", 0) + 1
+        return found
+
+    def seconds(group: list[dict[str, Any]]) -> float:
+        return round(sum(float(line.get("seconds") or 0) for line in group), 2)
+
+    slowest = sorted(units, key=lambda line: -float(line.get("seconds") or 0))[:5]
+    return {
+        "units": len(units),
+        "cached": len(hits),
+        "hits": len(hits),
+        "misses": len(misses),
+        "links": len(links),
+        "miss_s": seconds(misses),
+        "hit_s": seconds(hits),
+        "link_s": seconds(links),
+        "kept": counts(units, "kept"),
+        "origin": counts(misses, "origin"),
+        "link_kept": counts(links, "kept"),
+        "slowest": [
+            [line.get("source", ""), line.get("seconds"), bool(line.get("cached"))] for line in slowest
+        ],
+        "fallbacks": [line.get("reason", "")[:200] for line in units if line.get("kept") == "clang"][:5],
+    }
 
 
 def report(records: list[dict[str, Any]]) -> str:
-    """The markdown table of the last record per (project, mode), with geometric means
-    of the per-project ratios and the totals over projects."""
+    """The two markdown tables of the last record per (project, mode): sizes and times,
+    with geometric means of the per-project ratios and the totals over projects; and
+    where the time of the ``cc`` modes went."""
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for record in records:
         latest[record["project"], record["mode"]] = record
@@ -46,12 +109,13 @@ def report(records: list[dict[str, Any]]) -> str:
     lines = [
         "| project | clang -Oz B | "
         + " | ".join(headings)
-        + " | clang s | cc s | cc/clang | rebuild/clang | tests "
+        + " | clang -Oz s | cc s | cc/clang | warm s | warm/clang | rebuild/clang | -Oz -flto s "
+        + "| whole-program s | wp/-flto | tests "
         + "/".join(MODES)
-        + " | -j identical |",
-        "|" + "---|" * (9 + len(SIZE_MODES)),
+        + " | warm identical | -j identical |",
+        "|" + "---|" * (14 + len(SIZE_MODES)),
     ]
-    ratios: dict[str, list[float]] = {key: [] for key in (*(m for m, _ in SIZE_MODES), "time", "rebuild")}
+    ratios: dict[str, list[float]] = {key: [] for key in (*(m for m, _ in SIZE_MODES), *TIME_RATIOS)}
     totals: dict[str, list[float]] = {mode: [0, 0] for mode, _ in SIZE_MODES}  # [mode, clang -Oz]
     larger, different = [], []
     for name in names:
@@ -68,9 +132,8 @@ def report(records: list[dict[str, Any]]) -> str:
                 artifacts = (latest[name, mode]["artifacts"], latest[name, "clang-oz"]["artifacts"])
                 if set(artifacts[0]) != set(artifacts[1]):
                     different.append(f"{name}: {mode} measured other artifacts than clang-oz")
-        clang_s, cc_s = field(name, "clang-oz", "total_s"), field(name, "cc", "total_s")
-        row["time"] = ratio(cc_s, clang_s)
-        row["rebuild"] = ratio(field(name, "cc-rebuild", "build_s"), field(name, "clang-oz", "build_s"))
+        for key, (mode, seconds, base, base_seconds) in TIME_RATIOS.items():
+            row[key] = ratio(field(name, mode, seconds), field(name, base, base_seconds))
         for key, value in row.items():
             if value is not None:
                 ratios[key].append(value)
@@ -78,44 +141,111 @@ def report(records: list[dict[str, Any]]) -> str:
             {True: "pass", False: "FAIL", None: "-"}[(latest.get((name, mode)) or {}).get("tests_passed")]
             for mode in MODES
         )
-        parallel = latest.get((name, "cc-j8"))
-        if not parallel or parallel.get("identical") is None:
-            same = "-"
-        else:
-            same = f"yes (-j{parallel['jobs']})" if parallel["identical"] else "NO"
+        times = " | ".join(
+            (
+                cell(field(name, "clang-oz", "total_s"), "{:.1f}"),
+                cell(field(name, "cc", "total_s"), "{:.1f}"),
+                cell(row["cold"], "{:.2f}"),
+                cell(field(name, "cc-warm", "total_s"), "{:.1f}"),
+                cell(row["warm"], "{:.2f}"),
+                cell(row["rebuild"], "{:.2f}"),
+                cell(field(name, "clang-oz-lto", "total_s"), "{:.1f}"),
+                cell(field(name, "cc-whole-program", "total_s"), "{:.1f}"),
+                cell(row["whole"], "{:.2f}"),
+            )
+        )
         sizes = " | ".join(cell(reduction(row[mode]), "{:+.2f} %") for mode, _ in SIZE_MODES)
         lines.append(
-            f"| {name} | {cell(oz)} | {sizes} | {cell(clang_s, '{:.1f}')} | {cell(cc_s, '{:.1f}')} "
-            f"| {cell(row['time'], '{:.2f}')} | {cell(row['rebuild'], '{:.2f}')} | {tests} | {same} |"
+            f"| {name} | {cell(oz)} | {sizes} | {times} | {tests} "
+            f"| {identical(latest.get((name, 'cc-warm')))} | {identical(latest.get((name, 'cc-j8')))} |"
         )
     means = {key: geomean(values) for key, values in ratios.items()}
     mean_sizes = " | ".join(
         f"{cell(reduction(means[mode]), '{:+.2f} %')} (n={len(ratios[mode])})" for mode, _ in SIZE_MODES
     )
+    mean_times = {key: f"{cell(means[key], '{:.2f}')} (n={len(ratios[key])})" for key in TIME_RATIOS}
     lines.append(
-        f"| geomean over projects | | {mean_sizes} | | | {cell(means['time'], '{:.2f}')} "
-        f"| {cell(means['rebuild'], '{:.2f}')} | | |"
+        f"| geomean over projects | | {mean_sizes} | | | {mean_times['cold']} | | {mean_times['warm']} "
+        f"| {mean_times['rebuild']} | | | {mean_times['whole']} | | | |"
     )
     total_sizes = " | ".join(
         cell(reduction(ratio(*totals[mode])), "{:+.2f} %") + f" ({totals[mode][1] - totals[mode][0]:+.0f} B)"
         for mode, _ in SIZE_MODES
     )
-    lines.append(f"| total bytes over projects | | {total_sizes} | | | | | | |")
+    lines.append(f"| total bytes over projects | | {total_sizes} |" + " |" * 12)
     notes = [
         "",
         "Bytes: .text + .data summed over each project's linked artifacts. `vs -Oz`: reduction "
         "against clang -Oz (positive is smaller); the totals' bytes are those saved. Seconds: "
-        "configure + build at -j1; rebuild/clang: the build phase of the warm-cache rebuild "
-        "over clang -Oz's build phase.",
+        "configure + build at -j1; cc: the cold build (empty object cache; with --fresh-state "
+        "an empty verdict store too); warm: the same with the verdict store the cold build left "
+        "(with --fresh-state; else one more cold build); rebuild/clang: the build phase of the "
+        "warm-cache rebuild over clang -Oz's build phase; wp/-flto: the whole-program build "
+        "over clang -Oz -flto's. Identical: the linked artifacts' bytes equal the cold cc build's.",
     ]
     notes.extend(f"**WARNING: larger than clang -Oz: {line}**" for line in larger)
     notes.extend(f"warning: {line}" for line in different)
+    shared = sorted(f"{p} {m}" for (p, m), r in latest.items() if r.get("fresh_state") is False)
+    if shared:
+        notes.append("built with the user's XDG_CACHE_HOME (no --fresh-state): " + ", ".join(shared))
     failed = [
         f"{p} {m}" for (p, m), r in latest.items() if not r.get("built") or r.get("tests_passed") is False
     ]
     if failed:
         notes.append("failed (build or tests): " + ", ".join(sorted(failed)))
-    return "\n".join(lines + notes)
+    return "\n".join([*lines, *notes, "", time_table(latest, names)])
+
+
+def time_table(latest: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> str:
+    """Where the time goes: per project and ``cc`` mode, the driver log's counts and
+    seconds (:func:`unit_summary`) beside the wall time they fall in."""
+    lines = [
+        "Where the time goes (driver log; seconds summed over commands):",
+        "",
+        "| project | mode | wall s | units | misses | hits | links | miss s | hit s | link s "
+        "| outside s | slowest unit s | kept |",
+        "|" + "---|" * 13,
+    ]
+    for name in names:
+        for mode in MODES:
+            record = latest.get((name, mode))
+            if record is None or "driver" not in record:
+                continue
+            driver = dict(record["driver"])
+            if "misses" not in driver and "cached" in driver:  # a record from before the split
+                driver.update(hits=driver["cached"], misses=driver["units"] - driver["cached"])
+            # The rebuild's and the tuned build's logs cover their final build phase alone.
+            wall = record.get("build_s" if mode in ("cc-rebuild", "cc-tuned") else "total_s")
+            spent = [driver.get(key) for key in ("miss_s", "hit_s", "link_s")]
+            outside = None
+            if wall is not None and record.get("jobs") == 1 and all(v is not None for v in spent):
+                outside = wall - sum(v for v in spent if v is not None)
+            kept = ", ".join(f"{key} {count}" for key, count in sorted(driver.get("kept", {}).items()))
+            counts = " | ".join(cell(driver.get(key)) for key in ("units", "misses", "hits", "links"))
+            seconds = " | ".join(cell(value, "{:.1f}") for value in spent)
+            slowest = driver.get("slowest") or [["-", None, False]]
+            source, slowest_s = Path(slowest[0][0]).name, slowest[0][1]
+            lines.append(
+                f"| {name} | {mode} | {cell(wall, '{:.1f}')} | {counts} | {seconds} "
+                f"| {cell(outside, '{:.1f}')} | {source} {cell(slowest_s, '{:.1f}')} | {kept} |"
+            )
+    lines += [
+        "",
+        "wall: configure + build (the rebuild's and the tuned build's: the build phase, which "
+        "their logs cover). units: the compiles the driver logged (configure's checks "
+        "included); misses: compiled; hits: served by the object cache; links: whole-program "
+        "links; their seconds: each command's own from its start in the driver. outside: the "
+        "wall time not in those (make, configure's scripts, the links handed to clang, each "
+        "command's start-up before the driver runs), at -j1 only.",
+    ]
+    return "\n".join(lines)
+
+
+def identical(record: dict[str, Any] | None) -> str:
+    """A build's ``identical`` against the cold ``cc`` build, as a cell."""
+    if not record or record.get("identical") is None:
+        return "-"
+    return f"yes (-j{record['jobs']})" if record["identical"] else "NO"
 
 
 def cell(value: float | None, form: str = "{:.0f}") -> str:

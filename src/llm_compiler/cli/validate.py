@@ -98,6 +98,8 @@ def _print(verdict: Any, reproducers: list[Path]) -> None:
         f"pass list {status} on {suites}, LLVM {verdict.llvm_version}"
         + (" (cached)" if verdict.cached else "")
     )
+    for note in verdict.notes:
+        console.print(f"note: {note}", highlight=False, markup=False)
     console.print("outcomes: " + ", ".join(f"{k} {v}" for k, v in verdict.outcomes.items()), highlight=False)
     console.print(f"test isolation: {isolation()}", highlight=False, markup=False)
     if verdict.failures:

@@ -16,6 +16,8 @@ and run before (same program, same IR hash, by any list, in any run) is judged o
 that ended, link failures included, without a new link or run
 (:attr:`PassListEval.stats` counts these reuses);
 and whole verdicts are cached per (pass list, suite versions, LLVM version) on disk.
+Where the package ships verdicts for the exact LLVM build in use
+(:mod:`llm_compiler.validation.shipped`), they join that cache on first use.
 
 A timeout says how busy the machine was as much as what the list did, so it is never
 stored: a run or link past its limits is tried once more with longer ones (the
@@ -36,7 +38,9 @@ counts only where it can happen to the target, while a miscompile counts everywh
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import logging
 import shlex
 import sqlite3
 import threading
@@ -54,6 +58,7 @@ from llm_compiler.core.program import Program
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.passes.pipeline import PassList
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS, FrontendOptions
+from llm_compiler.validation import shipped
 from llm_compiler.validation.checker import EXECUTABLE_NAME, OBJECT_NAME, Checker, LinkFailure
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.sandbox import Limits, RunResult
@@ -114,8 +119,9 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         """``{"pipeline", "passed", "outcomes", "failures": [{"program", "outcome", "command"}]}``
-        and more (suites, LLVM version, details)."""
-        return {
+        and more (suites, LLVM version, details, notes)."""
+        notes = {"notes": list(self.notes)} if self.notes else {}
+        return notes | {
             "pipeline": self.pipeline,
             "passed": self.passed,
             "outcomes": self.outcomes,
@@ -148,6 +154,7 @@ class Verdict:
             failures=failures,
             seconds=data["seconds"],
             cached=True,
+            notes=tuple(data.get("notes", ())),
         )
 
 
@@ -240,8 +247,10 @@ class PassListEval:
             """CREATE TABLE IF NOT EXISTS ir (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
                CREATE TABLE IF NOT EXISTS runs (key TEXT, ir_hash TEXT, stdout TEXT, returncode INTEGER,
                    timed_out INTEGER, link_detail TEXT, PRIMARY KEY (key, ir_hash));
-               CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"""
+               CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);
+               CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"""
         )
+        self._shipped_done = False
         self._programs: dict[str, Program | ProgramCheck] = {}
         self._references: dict[str, RunResult | None] = {}
 
@@ -260,6 +269,11 @@ class PassListEval:
         if not path.exists() or path.read_text() != test.source:
             path.write_text(test.source)
         return path
+
+    def program_ir(self, test: TestProgram) -> Program | ProgramCheck:
+        """``test`` as unoptimized IR (front end once, then from the store), or the check
+        that says why it cannot be built (UNSUPPORTED, or TIMEOUT, kept nowhere)."""
+        return self._ir(test)
 
     def _ir(self, test: TestProgram) -> Program | ProgramCheck:
         with self._lock:
@@ -417,10 +431,59 @@ class PassListEval:
             return ProgramCheck(test.name, test.suite, Outcome.OUTPUT_MISMATCH, detail, command)
         return ProgramCheck(test.name, test.suite, Outcome.PASS)
 
+    @property
+    def stop_mode(self) -> str | bool:
+        """How a check stops, as its verdicts are keyed: False (every program), ``"any"``
+        (at the first failure) or ``"miscompile"`` (at the first failure but a link failure)."""
+        return self.stop_at_first_failure and ("any" if self.stop_on_link_failure else "miscompile")
+
     def _verdict_key(self, pipeline: str) -> str:
         suites = ";".join(f"{suite.name}={suite.version}" for suite in self.suites)
-        stop = self.stop_at_first_failure and ("any" if self.stop_on_link_failure else "miscompile")
-        return json.dumps([pipeline, suites, self.compiler.llvm_version, stop])
+        return json.dumps([pipeline, suites, self.compiler.llvm_version, self.stop_mode])
+
+    def _recall(self, key: str) -> Verdict | None:
+        with self._lock:
+            row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
+        recalled = Verdict.from_json(json.loads(row[0])) if row is not None else None
+        return recalled if recalled is not None and not recalled.transient else None
+
+    def import_shipped(self, path: Path | None = None) -> int:
+        """Copies the verdicts shipped for this LLVM build into the store, once per
+        store and file (:mod:`llm_compiler.validation.shipped`; local verdicts win).
+
+        Args:
+            path: The shipped file (default: the package's for this LLVM major).
+
+        Returns:
+            How many verdicts were copied (0 when the file does not apply, or did before).
+        """
+        self._shipped_done = True
+        path = path or shipped.shipped_file(self.compiler.toolchain.major)
+        try:
+            marker = f"shipped:{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+        except OSError:
+            return 0
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM meta WHERE key = ?", (marker,)).fetchone():
+                return 0
+        verdicts, why = shipped.applicable(self, path)
+        if why:
+            logging.getLogger(__name__).info("Shipped verdicts not used: %s.", why)
+        tests = {(test.suite, test.name): test for test in self.programs}
+        rows = []
+        for pipeline, data in verdicts.items():
+            for failure in data["failures"]:  # the replay of this machine's files
+                test = tests.get((failure["suite"], failure["program"]))
+                failure["command"] = self.replay_command(test, pipeline) if test else ""
+            data["notes"] = [shipped.SHIPPED_NOTE]
+            rows.append((self._verdict_key(pipeline), json.dumps(data)))
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("INSERT OR IGNORE INTO verdicts VALUES (?, ?)", rows)
+            if not why:  # a file that did not apply is looked at again next time
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (marker, str(len(rows))))
+            self._db.execute("COMMIT")
+        return len(rows)
 
     def check(self, passes: PassList, *, use_cache: bool = True) -> Verdict:
         """Checks ``passes`` on every program of the suites.
@@ -434,10 +497,10 @@ class PassListEval:
         self.compiler.check(passes)  # once: the compiles below reuse the verdict
         key = self._verdict_key(passes.pipeline)
         if use_cache:
-            with self._lock:
-                row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
-            recalled = Verdict.from_json(json.loads(row[0])) if row is not None else None
-            if recalled is not None and not recalled.transient:
+            recalled = self._recall(key)
+            if recalled is None and not self._shipped_done and self.import_shipped():
+                recalled = self._recall(key)
+            if recalled is not None:
                 self.stats.verdicts_reused += 1
                 return recalled
         started = time.monotonic()
