@@ -47,6 +47,7 @@ from llm_compiler.core.engines import (
     Engine,
     InProcessEngine,
     SubprocessEngine,
+    ZygoteEngine,
     check_llvm_options,
     run_llc,
 )
@@ -91,7 +92,9 @@ class Compiler:
             They need the subprocess engine (``auto`` picks it).
 
     Raises:
-        ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded.
+        ToolchainError: ``engine="inprocess"`` but the LLVM library cannot be loaded;
+            ``engine="zygote"`` but no zygote of this LLVM answers
+            (:class:`~llm_compiler.core.engines.ZygoteEngine`).
         InvalidInput: An unknown engine name; an LLVM option that is not one, or
             ``engine="inprocess"`` with LLVM options.
 
@@ -136,6 +139,9 @@ class Compiler:
                 f"LLVM options ({' '.join(self.llvm_options)}) are given to opt and llc processes: "
                 "use the subprocess engine (or auto) with them."
             )
+        if engine is Engine.ZYGOTE and not self.llvm_options:
+            zygote = ZygoteEngine(self.toolchain, self.timeout)
+            return zygote, f"zygote engine (LLVM forked per compile, {zygote.zygote.path})"
         if engine is Engine.SUBPROCESS or self.llvm_options:
             why = "as asked" if engine is Engine.SUBPROCESS else "for the LLVM options"
             engine_ = SubprocessEngine(self.toolchain, self.timeout, self.llvm_options)

@@ -8,8 +8,11 @@ IR, the assembly and the object file when they are asked for, all from one compi
 * :class:`InProcessEngine` runs LLVM through its C API in crash-isolated workers
   (:mod:`llm_compiler.toolchain.worker_pool`) and saves the processes' start-up; it also
   keeps states after pipeline prefixes for stepwise searches.
+* :class:`ZygoteEngine` sends each compile to a child forked from a zygote that loaded
+  LLVM once (:mod:`llm_compiler.toolchain.zygote`): the start-up saved, and every
+  compile starts from the same state as a fresh process does.
 
-Both give the same objects, sizes, IR text and assembly (the tests compare them byte
+All give the same objects, sizes, IR text and assembly (the tests compare them byte
 for byte). :class:`Engine` names them; ``auto`` picks the in-process engine when the
 LLVM library loads.
 """
@@ -17,18 +20,21 @@ LLVM library loads.
 from __future__ import annotations
 
 import enum
+import os
 import re
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from llm_compiler.core.program import CompileResult, IRCount, Measurement, Program
-from llm_compiler.errors import InvalidInput
+from llm_compiler.errors import InvalidInput, ToolchainError
 from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.inprocess import Evaluation, ir_hash
 from llm_compiler.toolchain.ir import count_instructions
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import fixed_layout, run_command
 from llm_compiler.toolchain.worker_pool import WorkerPool
+from llm_compiler.toolchain.zygote import ENVIRONMENT as ZYGOTE_ENVIRONMENT
+from llm_compiler.toolchain.zygote import Zygote, ZygoteGone, find
 
 #: What a compile can return besides its measurement.
 OUTPUTS = frozenset({"ir", "asm", "obj"})
@@ -67,11 +73,13 @@ def check_llvm_options(options: Sequence[str]) -> tuple[str, ...]:
 
 
 class Engine(enum.StrEnum):
-    """Which engine a compiler uses (``auto`` resolves to one of the other two)."""
+    """Which engine a compiler uses (``auto`` resolves to ``inprocess`` or ``subprocess``;
+    ``zygote`` is only used when asked for)."""
 
     AUTO = "auto"
     INPROCESS = "inprocess"
     SUBPROCESS = "subprocess"
+    ZYGOTE = "zygote"
 
     @classmethod
     def parse(cls, value: str | Engine) -> Engine:
@@ -289,3 +297,81 @@ class InProcessEngine:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+
+
+class ZygoteEngine:
+    """Each compile in a child of the zygote that :data:`ZYGOTE_ENVIRONMENT` names
+    (:mod:`llm_compiler.toolchain.zygote`), measured as :class:`SubprocessEngine`
+    measures. Should the zygote go away, compiles run as processes.
+
+    Raises:
+        ToolchainError: No zygote of ``toolchain`` answers there.
+    """
+
+    kind = Engine.ZYGOTE
+
+    def __init__(self, toolchain: Toolchain, timeout: float, zygote: Zygote | None = None) -> None:
+        self.toolchain = toolchain
+        self.timeout = timeout
+        found = zygote or find(toolchain)
+        if found is None:
+            raise ToolchainError(
+                f"No zygote of LLVM {toolchain.version} ({toolchain.bin_dir}) answers at "
+                f"${ZYGOTE_ENVIRONMENT} ({os.environ.get(ZYGOTE_ENVIRONMENT, 'unset')})."
+            )
+        self.zygote = found
+        self._processes = SubprocessEngine(toolchain, timeout)
+
+    def _compile(
+        self, ir: str, pipeline: str | None, want_asm: bool, name: str
+    ) -> tuple[str, bytes, str | None]:
+        """(optimized IR, object, assembly) of ``ir`` through ``pipeline`` (None: as it is)."""
+        try:
+            answer = self.zygote.request(
+                ("compile", ir.encode(), pipeline, want_asm, self.timeout), timeout=self.timeout, subject=name
+            )
+        except ZygoteGone:
+            optimized = self._processes._optimized(Program(name, ir), pipeline)
+            obj = self._processes._llc(optimized, "obj", name)
+            asm = (
+                self._processes._llc(optimized, "asm", name).decode("utf-8", errors="replace")
+                if want_asm
+                else None
+            )
+            return optimized, obj, asm
+        _, text, obj, asm = answer
+        return (ir if text is None else text), obj, asm
+
+    def compile(
+        self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
+    ) -> CompileResult:
+        ir, obj, assembly = self._compile(program.ir, pipeline, "asm" in outputs, subject(program, pipeline))
+        return CompileResult(
+            self._processes._measure(ir, obj, pipeline),
+            ir=ir if "ir" in outputs else None,
+            assembly=assembly,
+            obj=obj if "obj" in outputs else None,
+        )
+
+    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+        if pipeline is None:
+            ir = program.ir
+        else:
+            try:
+                message = ("optimize", program.ir.encode(), pipeline, self.timeout)
+                ir = self.zygote.request(message, timeout=self.timeout, subject=subject(program, pipeline))[1]
+            except ZygoteGone:
+                ir = self._processes._optimized(program, pipeline)
+        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir))
+
+    def compile_stepwise(
+        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+    ) -> CompileResult:
+        return self.compile(program, ",".join(elements), (), replay)
+
+    def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
+        _, obj, _ = self._compile(ir, None, False, name)
+        return self._processes._measure(ir, obj, pipeline)
+
+    def close(self) -> None:
+        pass

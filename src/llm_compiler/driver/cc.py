@@ -67,6 +67,7 @@ one ``write`` on an ``O_APPEND`` descriptor so that ``make -j`` does not interle
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import tempfile
@@ -98,6 +99,8 @@ from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the optimizer is loaded on a cache miss only (llm_compiler.driver.cache)
     from llm_compiler.core.compiler import Compiler
@@ -564,9 +567,22 @@ class Driver:
         (``-mllvm``) it lacks; then one whose opt and llc take them."""
         if self.compiler is not None and self.compiler.llvm_options == tuple(llvm_options):
             return contextlib.nullcontext(self.compiler)
-        # opt and llc as processes: one unit per process, the library would not pay off.
+        # opt and llc as processes (one unit per process, the library would not pay off),
+        # or, under the compile server, children of its zygote: LLVM loaded once, each
+        # compile from the same state (llm_compiler.toolchain.zygote). With -mllvm, processes.
         from llm_compiler.core.compiler import Compiler
+        from llm_compiler.toolchain.zygote import ENVIRONMENT as ZYGOTE_ENVIRONMENT
 
+        if not llvm_options and os.environ.get(ZYGOTE_ENVIRONMENT, "off") != "off":
+            try:
+                compiler = Compiler(
+                    self.toolchain, timeout=self.opt_timeout, engine="zygote", workers=1, keep_ir=True
+                )
+            except ToolchainError as error:
+                logger.debug("no zygote: %s", error)
+            else:
+                logger.debug("engine: %s", compiler.engine_note)
+                return compiler
         # keep_ir: the -Oz and chosen lists were measured while choosing; lowering reuses their IR.
         return Compiler(
             self.toolchain,

@@ -19,7 +19,9 @@ its functions: what it serves is named by two ``"module:function"`` strings, the
 hook the server calls once before it listens (``llm-compiler cc`` serves
 ``llm_compiler.cli.cc:main`` with :func:`llm_compiler.driver.warm.preload`). Both are
 imported in the server process (``python -m llm_compiler.driver.server PATH ENTRY
-PRELOAD``), never in the client.
+PRELOAD``), never in the client. A preload hook that returns a dict of environment
+variables gives each command those its client's environment lacks (``cc``'s names the
+zygote the server started, :mod:`llm_compiler.toolchain.zygote`).
 
 The child runs the command only with the client's whole context, else it declines and
 the client runs the command itself: the same root folder and namespaces, the same
@@ -459,8 +461,8 @@ def serve(path: str, entry: str, preload: str, idle_seconds: float) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another server has this socket
-    if preload:
-        _resolve(preload)()
+    loaded = _resolve(preload)() if preload else None
+    extra = {str(name): str(value) for name, value in loaded.items()} if isinstance(loaded, dict) else {}
     target = _resolve(entry)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     with contextlib.suppress(FileNotFoundError):
@@ -492,7 +494,7 @@ def serve(path: str, entry: str, preload: str, idle_seconds: float) -> int:
                     try:
                         listener.close()
                         lock.close()  # the server's lock ends with the server, not its children
-                        _child(connection, target)
+                        _child(connection, target, extra)
                     finally:
                         os._exit(1)  # a child never returns to the server's loop
                 connection.close()
@@ -532,8 +534,9 @@ def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(data), descriptors
 
 
-def _child(connection: socket.socket, target: Callable[[str, list[str]], int]) -> None:
-    """Runs one command as its client would have (module docstring); exits."""
+def _child(connection: socket.socket, target: Callable[[str, list[str]], int], extra: dict[str, str]) -> None:
+    """Runs one command as its client would have (module docstring), with the variables
+    of ``extra`` its client's environment lacks; exits."""
     status = 1
     try:
         request, descriptors = _receive(connection)
@@ -543,6 +546,8 @@ def _child(connection: socket.socket, target: Callable[[str, list[str]], int]) -
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["environ"])
+        for name, value in extra.items():
+            os.environ.setdefault(name, value)
         os.umask(request["umask"])
         if not _take_context(request):
             os._exit(_DECLINED)  # the client, seeing no pid, runs the command itself
