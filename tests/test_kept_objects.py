@@ -78,7 +78,8 @@ DECIDED: dict[tuple[str, str], str] = {
     ("llm_compiler.driver.whole_program", "link"): (
         "LinkJudge.confirm (selection/links.py): an LTO link replaces the native one (the build's "
         "link of decided objects) only when made twice the same, its list validated on the joined "
-        "module (chooser's Selector.select, else Selector.check) and, for a program, run as native"
+        "module (chooser's Selector.select, else Selector.check) and, for a program, run as native; "
+        "a relink of unchanged inputs installs what such a decision kept (never a transient one)"
     ),
     ("llm_compiler.cli.optimize", "_write"): (
         "Selector.select: the kept result is UnitResult.chosen of ListOptimizer.decide (-Oz unless a "
@@ -120,6 +121,7 @@ DECIDED: dict[tuple[str, str], str] = {
         "not an object: the candidate's object in a scratch folder for the user's --check command"
     ),
     # Reports, caches, logs, the tool's own files.
+    ("llm_compiler.toolchain.zygote", "start"): "not an object: the zygote's log of requests",
     ("llm_compiler.validation.reduce", "write_reproducer"): (
         "not an object: a miscompile reproducer's expected output (a report)"
     ),

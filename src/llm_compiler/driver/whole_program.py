@@ -10,7 +10,8 @@ without giving up what the per-unit build achieves:
    (:data:`IR_SECTION`: the layout of clang's ``-ffat-lto-objects``). Linkers that do
    not look for it drop it; static archives of such objects work with any ``ar``.
 2. **Link.** A link with such inputs (objects, or archive members) runs three ways
-   in a scratch folder:
+   in a scratch folder, the native link and both ``oz`` links started together (none
+   waits for another; an LTO link is installed only after the native one succeeded):
 
    * ``native``: the build's own line: the per-unit objects, linked as the build
      links them;
@@ -18,13 +19,12 @@ without giving up what the per-unit build achieves:
      symbols, joins the IR, internalizes what the link does not export (a program's
      ``main``, a shared library's version script), and runs ``default<Oz>``
      (``--lto-newpm-passes``); the joined module after internalization is kept
-     (``--save-temps``);
+     (``--save-temps=internalize``);
    * ``chosen``: the same link with the list the driver's chooser picks for that
      joined module: ``tune`` results by the module's hash (``save_ir`` writes it as
      ``<output>-<id>.ll``), else the predictor's list, validated as for a unit. The
-     choice is kept in the driver's cache under the joined module's IR (with the
-     LLVM and what the choosers know), so relinking the same program does not choose
-     and validate again.
+     choice is kept in the driver's cache under the joined module's IR (and what a
+     unit's key holds), so another link of the same program does not choose again.
 3. **Decision.** Each LTO link is made twice at once, and the selection layer
    (:class:`~llm_compiler.selection.links.LinkJudge`) decides them smallest first
    (``oz`` before ``chosen`` on a tie): the two must be the same bytes; the chosen
@@ -40,7 +40,18 @@ without giving up what the per-unit build achieves:
    the choice is not cached.
 4. **Fallback.** A failure of the LTO links keeps the native link, the reason in
    the log line (``"link": true``). A native link that fails is the build's own
-   error: it is shown with its exit status.
+   error: it is shown with its exit status, nothing is written, once the LTO links
+   started beside it have ended.
+5. **Relink.** With a cache, what a link installed is kept under a key of its line, its
+   folder, the bytes of the files it reads (its inputs, the libraries its ``-l`` name
+   in its ``-L`` folders or clang's, the files its options name: a version script...),
+   lld's file and what a unit's key holds (LLVM, choosers, objective): the same link of
+   unchanged files is written from the cache, with its mode and the native link's
+   messages, and logged with the line of the link that made it (``"cached": true``),
+   running no link. Not cached: a link with side outputs, an input or a library of the
+   build's folder that is not an object, archive or bitcode (a source, a linker
+   script), a ``-l`` found nowhere; a decision resting on a timeout, a killed link or
+   a failure of the driver's steps.
 
 The files a link writes besides its output (``-Wl,-Map=``, ``--out-implib``...:
 :meth:`~llm_compiler.driver.arguments.LinkCommand.side_outputs`) are written where the
@@ -54,14 +65,16 @@ sources, which is never larger than -Oz unit by unit.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -69,16 +82,16 @@ from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.driver.arguments import LinkCommand, UnitCompile, link_command
 from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.choose import Choice, Chooser
+from llm_compiler.driver.direct import tool_identity
 from llm_compiler.driver.records import UnitLog, exit_status
-from llm_compiler.errors import CommandFailed, reason_of
+from llm_compiler.errors import CommandFailed, CompileTimeout, reason_of
 from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 
-if TYPE_CHECKING:  # loaded on a miss only, by the driver; the selection layer by a link only
+if TYPE_CHECKING:  # loaded on a miss only, by the driver
     from llm_compiler.core.compiler import Compiler
     from llm_compiler.core.program import Program
-    from llm_compiler.selection import LinkJudge, Verdict
 
 #: The section that carries a unit's IR in its object (what lld's ``--fat-lto-objects`` reads).
 IR_SECTION = ".llvm.lto"
@@ -93,6 +106,15 @@ LTO_LINK_FLAGS = (
 )
 #: What a whole program's choice is kept under in the cache, in place of a unit's codegen flags.
 _CHOICE_KEY = ("<whole-program choice>",)
+#: What a linked file is kept under in the cache (step 5), in place of a unit's codegen flags.
+_RELINK_KEY = ("<whole-program link>",)
+#: The fields of a kept link's record that hold the linked file's permissions and what
+#: its native link wrote (stdout, stderr, as Latin-1 text: any bytes, kept as they were).
+_MODE, _SHOWN = "mode", "shown"
+#: What the ``oz`` link keeps of lld's intermediate files: the joined module alone.
+_SAVE_JOINED = "--save-temps=internalize"
+#: The options that name a library folder or a library, as a link line or the linker takes them.
+_LIBRARY_OPTIONS = {"-L": "folder", "--library-path": "folder", "-l": "library", "--library": "library"}
 #: The first bytes of an LLVM bitcode file.
 BITCODE_MAGIC = b"BC\xc0\xde"
 _SECTION_NAME = IR_SECTION.encode() + b"\0"
@@ -199,9 +221,9 @@ def ir_link(arguments: Sequence[str]) -> LinkCommand | None:
 
 
 def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -> int:
-    """Steps 2 to 4: links ``command`` natively, with ``default<Oz>`` and with the
+    """Steps 2 to 5: links ``command`` natively, with ``default<Oz>`` and with the
     program's own list; writes the smallest that passes its checks (else the native
-    link) to the build's output.
+    link) to the build's output, or what the cache holds for the same link.
 
     Args:
         steps: What it uses of the driver (its clang, chooser, log and objective).
@@ -214,155 +236,114 @@ def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -
     """
     output = Path(command.output)
     log = replace(log, source="<link>", output=command.output, link=True)
-    with tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch:
+    key = _relink_key(steps, command)
+    cached = _cached_link(steps, key) if key is not None and steps.save_ir is None else None
+    if cached is not None:  # the same line, the same files: what its earlier link installed
+        _install(output, cached.data, cached.mode)
+        steps.show(cached.stdout, steps.stdout)
+        steps.show(cached.stderr, steps.stderr)
+        steps.record(replace(cached.log, cwd=log.cwd, cached=True, seconds=time.monotonic() - started))
+        return 0
+    # Left in the order that ends the pool (its links waited for) before the scratch folder.
+    with (
+        tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch,
+        ThreadPoolExecutor(max_workers=2) as pool,
+    ):
+        lto = _LtoLinks(steps, command, Path(scratch), output.name, pool)
+        oz = lto.start("oz", OZ_PIPELINE, _SAVE_JOINED)  # the native link's result is not needed
         native = Path(scratch) / "native" / output.name
         native.parent.mkdir()
         result = steps.clang(command.with_output(str(native)))
         steps.show(result.stdout, steps.stdout)
         steps.show(result.stderr, steps.stderr)
-        if result.returncode != 0:  # the build's own error: shown, as clang would
-            seconds = time.monotonic() - started
-            steps.record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
-            return exit_status(result.returncode)
-        size = steps.size(native.read_bytes())
-        log = replace(log, size=size, kept="native", native_size=size)
-        kept = native
-        try:
-            kept, log = _lto_links(steps, command, Path(scratch), native, log)
-        except Exception as error:  # any failure of the LTO steps: the native link is kept
-            log = replace(log, reason=f"native link kept: {reason_of(error)}", verdict="compile-failure")
-        _install(kept, output)
-        if kept != native:  # the native link wrote its own where the build named them
-            for name, written in command.side_outputs(str(_side_folder(kept))):
-                if Path(written).exists():
-                    _install(Path(written), Path(name))
+        if result.returncode == 0:
+            kept, log, lasting = _kept_link(steps, lto, oz, native, log)
+            data, mode = kept.read_bytes(), _mode(kept)
+            if lasting and key is not None and steps.cache is not None:
+                # Stored before the output is written: a build killed between the two links again.
+                shown = [result.stdout.decode("latin-1"), result.stderr.decode("latin-1")]
+                steps.cache.put(key, data, {**log.to_json(), _MODE: mode, _SHOWN: shown})
+            _install(output, data, mode)
+            if kept != native:  # the native link wrote its own where the build named them
+                for name, written in command.side_outputs(str(_side_folder(kept))):
+                    if Path(written).exists():
+                        _install(Path(name), Path(written).read_bytes(), _mode(Path(written)))
+    if result.returncode != 0:  # the build's own error: shown, as clang would
+        seconds = time.monotonic() - started
+        steps.record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
+        return exit_status(result.returncode)
     steps.record(replace(log, seconds=time.monotonic() - started))
     return 0
 
 
+def _kept_link(
+    steps: LinkSteps, lto: _LtoLinks, oz: _Pair, native: Path, log: UnitLog
+) -> tuple[Path, UnitLog, bool]:
+    """Steps 3 and 4 after a native link that succeeded: the linked file to install, its
+    log line, and whether the decision may be kept for a relink (step 5)."""
+    size = steps.size(native.read_bytes())
+    log = replace(log, size=size, kept="native", native_size=size)
+    try:
+        kept, log, settled = _lto_links(steps, lto, oz, native, log)
+    except Exception as error:  # any failure of the LTO steps: the native link is kept
+        log = replace(log, reason=f"native link kept: {reason_of(error)}", verdict="compile-failure")
+        return native, log, False
+    return kept, log, settled and not lto.transient
+
+
 def _lto_links(
-    steps: LinkSteps, command: LinkCommand, scratch: Path, native: Path, log: UnitLog
-) -> tuple[Path, UnitLog]:
-    """The ``oz`` and ``chosen`` links, each made twice at once, and the selection
-    layer's decision (:class:`~llm_compiler.selection.links.LinkJudge`): the smallest
-    link that passes its checks, else the native one; returns it and the log line."""
+    steps: LinkSteps, lto: _LtoLinks, oz: _Pair, native: Path, log: UnitLog
+) -> tuple[Path, UnitLog, bool]:
+    """The ``oz`` links (started), the ``chosen`` ones, and the selection layer's
+    decision (:class:`~llm_compiler.selection.links.LinkJudge`): the smallest link that
+    passes its checks, else the native one; returns it, the log line, and whether the
+    decision holds beyond this build (no timeout, no failure of the chooser in it)."""
     from llm_compiler.selection import LinkJudge, Verdict, makes_program
+    from llm_compiler.selection.links import LinkedFile, what_became
 
     native_size = log.size
     assert native_size is not None
     with steps.compiler() as compiler:
-        runnable = native if makes_program(command.arguments, native) else None
-        judge = LinkJudge(compiler, runnable, Path.cwd(), scratch / "run" / native.name)
-        oz_output = scratch / "oz" / native.name
-        made = judge.twice(
-            partial(_linked, steps, command, oz_output, OZ_PIPELINE, "--save-temps"),
-            partial(_linked, steps, command, scratch / "oz-again" / native.name, OZ_PIPELINE),
-            "the default<Oz> link",
-        )
+        runnable = native if makes_program(lto.command.arguments, native) else None
+        judge = LinkJudge(compiler, runnable, Path.cwd(), lto.scratch / "run" / native.name)
+        oz_output = lto.path("oz")
+        made = judge.twice(oz[0].result, oz[1].result, "the default<Oz> link")
         if made.verdict is Verdict.COMPILE_FAILURE:
-            return native, replace(log, reason=f"native link kept: {made.detail}", verdict=made.verdict.value)
-        links = {"oz": _Link(oz_output, steps.size(made.obj), made.verdict, made.detail)}
+            log = replace(log, reason=f"native link kept: {made.detail}", verdict=made.verdict.value)
+            return native, log, True
+        links = {"oz": LinkedFile(oz_output, steps.size(made.obj), made.verdict, made.detail)}
         log = replace(log, oz_size=links["oz"].size)
         choice: Choice | None = None
         program: Program | None = None
-        fresh, key = False, None
+        fresh, key, chosen = False, None, True
         try:
             choice, program, fresh, key, log = _choose(steps, compiler, oz_output, log)
             said = choice.reason
             log = replace(log, pipeline=choice.pipeline, origin=choice.origin)
         except Exception as error:  # the chooser failed: the oz and native links remain
-            said = f"{{kept}} link kept: {reason_of(error)}"
+            said, chosen = f"{{kept}} link kept: {reason_of(error)}", False
         if choice is not None and choice.pipeline != OZ_PIPELINE:
-            chosen_output = scratch / "chosen" / native.name
-            made = judge.twice(
-                partial(_linked, steps, command, chosen_output, choice.pipeline),
-                partial(_linked, steps, command, scratch / "chosen-again" / native.name, choice.pipeline),
-                f"the link with {choice.pipeline}",
-            )
+            pair = lto.start("chosen", choice.pipeline)
+            made = judge.twice(pair[0].result, pair[1].result, f"the link with {choice.pipeline}")
             size = steps.size(made.obj) if made.obj else None
-            links["chosen"] = _Link(chosen_output, size, made.verdict, made.detail)
+            links["chosen"] = LinkedFile(lto.path("chosen"), size, made.verdict, made.detail)
             log = replace(log, chosen_size=size)
 
         def joined() -> Program:  # read only for a list no chooser vouched for
             return program or compiler.load_ir(_joined_ir(steps, oz_output), name=oz_output.name)
 
-        kept = _decide(judge, links, native_size, choice, joined)
+        listed = {"pipeline": choice.pipeline, "origin": choice.origin} if choice is not None else {}
+        kept = judge.decide(links, native_size, joined=joined, **listed)
         transient = any(made.transient for made in links.values())  # a timeout decides nothing for good
         if fresh and choice is not None and not choice.transient and not transient:
             _remember(steps, key, choice)
-    reason = "; ".join(part for part in (said, *_what_became(links, kept)) if part).replace("{kept}", kept)
+    settled = chosen and not transient and not (choice is not None and choice.transient)
+    reason = "; ".join(part for part in (said, *what_became(links, kept)) if part).replace("{kept}", kept)
     decided = links.get("chosen", links["oz"])
     if kept == "native":
-        return native, replace(log, kept=kept, reason=reason, verdict=decided.verdict.value)
+        return native, replace(log, kept=kept, reason=reason, verdict=decided.verdict.value), settled
     path, size = links[kept].path, links[kept].size
-    return path, replace(log, kept=kept, size=size, reason=reason, verdict=decided.verdict.value)
-
-
-def _decide(
-    judge: LinkJudge,
-    links: dict[str, _Link],
-    native_size: int,
-    choice: Choice | None,
-    joined: Callable[[], Program],
-) -> str:
-    """Decides the LTO links smaller than the native link, smallest first (``oz`` before
-    ``chosen`` on a tie), until one passes; gives every link its verdict in ``links``
-    and returns the name of the one kept (``native``: none)."""
-    from llm_compiler.selection import Verdict
-
-    kept = "native"
-    smaller = [name for name, made in links.items() if made.size is not None and made.size < native_size]
-    for name in sorted(smaller, key=lambda name: (links[name].size, name != "oz")):
-        made = links[name]
-        if kept != "native":
-            links[name] = replace(
-                made, verdict=Verdict.NOT_SMALLER, detail=f"not smaller than the {kept} link"
-            )
-        elif made.verdict is Verdict.NOT_CHECKED:  # made the same twice: its list and its run
-            listed = choice if name == "chosen" else None
-            check = judge.confirm(
-                made.path,
-                f"the {name} link",
-                joined=joined if listed is not None else None,
-                pipeline=listed.pipeline if listed is not None else "",
-                origin=listed.origin if listed is not None else "",
-            )
-            links[name] = replace(made, verdict=check.verdict, detail=check.detail, transient=check.transient)
-            kept = name if check.passed else kept
-    for name, made in links.items():
-        if made.verdict is Verdict.NOT_CHECKED:  # made twice the same, not smaller than native
-            links[name] = replace(
-                made, verdict=Verdict.NOT_SMALLER, detail="not smaller than the native link"
-            )
-    return kept
-
-
-def _what_became(links: dict[str, _Link], kept: str) -> list[str]:
-    """What the log line says of each LTO link (``{kept}``: the link kept)."""
-    from llm_compiler.selection import Verdict
-
-    said = []
-    for name, made in sorted(links.items(), key=lambda item: item[0] != "chosen"):
-        if name == kept:
-            said.append(f"the {name} link {made.detail}")
-        elif made.verdict is Verdict.COMPILE_FAILURE and name == "chosen":
-            said.append(f"the chosen list failed, {{kept}} kept: {made.detail}")
-        elif made.verdict is Verdict.NOT_SMALLER and name == "chosen":
-            said.append("not smaller linked, {kept} kept")
-        elif made.verdict is not Verdict.NOT_SMALLER:
-            said.append(f"the {name} link was rejected ({made.verdict.value}: {made.detail}), {{kept}} kept")
-    return said
-
-
-@dataclass(frozen=True)
-class _Link:
-    """One LTO link of a whole-program link step and what was decided of it."""
-
-    path: Path
-    size: int | None
-    verdict: Verdict
-    detail: str
-    transient: bool = False
+    return path, replace(log, kept=kept, size=size, reason=reason, verdict=decided.verdict.value), settled
 
 
 def _choose(
@@ -419,35 +400,60 @@ def _remembered_choice(steps: LinkSteps, key: str | None) -> Choice | None:
         return None
 
 
-def _lto_link(steps: LinkSteps, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> None:
-    """Links the build's line to ``output`` with lld's LTO running ``pipeline``.
+class _LtoLinks:
+    """The LTO links of one link step, each made twice at once in ``pool``, in
+    ``<scratch>/<name>/`` and ``<scratch>/<name>-again/``; ``transient`` once one timed
+    out or was killed (a busy machine: nothing decided with it may be cached)."""
 
-    Raises:
-        LinkStepError: The link failed.
-    """
-    _side_folder(output).mkdir(parents=True, exist_ok=True)
-    line = [
-        *command.with_output(str(output), str(_side_folder(output))),
-        *LTO_LINK_FLAGS,
-        "-Xlinker",
-        f"--lto-newpm-passes={pipeline}",
-        *(f"-Wl,{flag}" for flag in extra),
-    ]
-    result = steps.clang(line)
-    if result.returncode != 0:
-        raise LinkStepError(
-            f"the LTO link with {pipeline} failed (status {result.returncode}): "
-            f"{result.stderr.decode(errors='replace')[-2000:]}",
-            command=line,
-            returncode=result.returncode,
-            stderr=result.stderr.decode(errors="replace"),
-        )
+    def __init__(
+        self, steps: LinkSteps, command: LinkCommand, scratch: Path, name: str, pool: ThreadPoolExecutor
+    ) -> None:
+        self.steps, self.command, self.scratch, self.name, self.pool = steps, command, scratch, name, pool
+        self.transient = False
+
+    def path(self, link: str) -> Path:
+        """Where the link ``link`` (``oz``, ``chosen``) writes the linked file."""
+        return self.scratch / link / self.name
+
+    def start(self, link: str, pipeline: str, *extra: str) -> _Pair:
+        """Starts the two links with ``pipeline`` (the first with the linker flags ``extra``)."""
+        first = self.pool.submit(self._linked, self.path(link), pipeline, *extra)
+        return first, self.pool.submit(self._linked, self.path(f"{link}-again"), pipeline)
+
+    def _linked(self, output: Path, pipeline: str, *extra: str) -> bytes:
+        """Links the build's line to ``output`` with lld's LTO running ``pipeline``; the
+        linked file's bytes.
+
+        Raises:
+            LinkStepError: The link failed.
+        """
+        _side_folder(output).mkdir(parents=True, exist_ok=True)
+        line = [
+            *self.command.with_output(str(output), str(_side_folder(output))),
+            *LTO_LINK_FLAGS,
+            "-Xlinker",
+            f"--lto-newpm-passes={pipeline}",
+            *(f"-Wl,{flag}" for flag in extra),
+        ]
+        try:
+            result = self.steps.clang(line)
+        except CompileTimeout:
+            self.transient = True
+            raise
+        if result.returncode != 0:
+            self.transient = self.transient or result.returncode < 0
+            raise LinkStepError(
+                f"the LTO link with {pipeline} failed (status {result.returncode}): "
+                f"{result.stderr.decode(errors='replace')[-2000:]}",
+                command=line,
+                returncode=result.returncode,
+                stderr=result.stderr.decode(errors="replace"),
+            )
+        return output.read_bytes()
 
 
-def _linked(steps: LinkSteps, command: LinkCommand, output: Path, pipeline: str, *extra: str) -> bytes:
-    """:func:`_lto_link`, then the linked file's bytes."""
-    _lto_link(steps, command, output, pipeline, *extra)
-    return output.read_bytes()
+#: The two links of one LTO link (:meth:`_LtoLinks.start`): each gives the linked file's bytes.
+_Pair = tuple[Future[bytes], Future[bytes]]
 
 
 def _side_folder(linked: Path) -> Path:
@@ -455,11 +461,158 @@ def _side_folder(linked: Path) -> Path:
     return linked.parent / "side-outputs"
 
 
-def _install(linked: Path, output: Path) -> None:
-    """Writes ``linked`` to the build's ``output`` atomically, keeping its mode."""
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _install(output: Path, data: bytes, mode: int) -> None:
+    """Writes ``data`` to the build's ``output`` atomically, with the permissions ``mode``."""
     temporary = output.with_name(f".{output.name}.llm-compiler-{os.getpid()}")
     try:
-        shutil.copy2(linked, temporary)
+        temporary.write_bytes(data)
+        temporary.chmod(mode)
         os.replace(temporary, output)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+# Step 5: a relink of unchanged files, from the cache -----------------------------------
+
+
+@dataclass(frozen=True)
+class _CachedLink:
+    """A link's file, permissions, log line and native link's stdout and stderr, cached."""
+
+    data: bytes
+    mode: int
+    log: UnitLog
+    stdout: bytes
+    stderr: bytes
+
+
+def _cached_link(steps: LinkSteps, key: str) -> _CachedLink | None:
+    """What the cache holds for the link of ``key``; None if nothing (or nothing usable)."""
+    assert steps.cache is not None
+    entry = steps.cache.get(key)
+    if entry is None:
+        return None
+    fields = {name: value for name, value in entry.record.items() if name in UnitLog.__dataclass_fields__}
+    try:
+        made = UnitLog(**{**fields, "new_imports": tuple(fields.get("new_imports", ()))})
+        stdout, stderr = (str(text).encode("latin-1") for text in entry.record[_SHOWN])
+        return _CachedLink(entry.object, int(entry.record[_MODE]), made, stdout, stderr)
+    except (TypeError, KeyError, ValueError):
+        return None  # linked as on a miss
+
+
+def _relink_key(steps: LinkSteps, command: LinkCommand) -> str | None:
+    """The cache key of the link's output (step 5), or None: no cache, or a link that
+    is not cached."""
+    if steps.cache is None or command.side_outputs("."):
+        return None
+    try:
+        inputs = [Path(name) for name in command.inputs]
+        libraries = _libraries(steps, command)
+        in_tree = [path for path in libraries or () if path.resolve().is_relative_to(Path.cwd().resolve())]
+        if libraries is None or not all(map(_linkable, [*inputs, *in_tree])):
+            return None
+        output = Path(command.output).resolve()
+        named = {Path(name) for name in _named_files(command) if Path(name).resolve() != output}
+        files = sorted((str(path), _digest(path)) for path in {*inputs, *libraries, *named})
+        lld = tool_identity(steps.toolchain.tool("ld.lld"))
+    except OSError:
+        return None
+    line = {
+        "arguments": command.arguments,
+        "cwd": os.getcwd(),
+        "LIBRARY_PATH": os.environ.get("LIBRARY_PATH"),
+        "lld": lld,
+        "files": files,
+    }
+    return steps.key(_RELINK_KEY, json.dumps(line).encode())
+
+
+def _linker_words(arguments: Sequence[str]) -> list[str]:
+    """The line with what ``-Wl,`` and ``-Xlinker`` pass to the linker as words of their own."""
+    words: list[str] = []
+    remaining = iter(arguments)
+    for argument in remaining:
+        if argument.startswith("-Wl,"):
+            words.extend(argument.split(",")[1:])
+        elif argument == "-Xlinker":
+            words.append(next(remaining, ""))
+        else:
+            words.append(argument)
+    return words
+
+
+def _named_files(command: LinkCommand) -> list[str]:
+    """What the line's words name that is a file (a version script, a linker script, a
+    response file of the linker...), written as given."""
+    named: list[str] = []
+    for word in _linker_words(command.arguments):
+        names = [word, word.partition("=")[2], word[1:] if word.startswith("@") else ""]
+        if word.startswith("-") and not word.startswith("--"):
+            names.append(word[2:])  # an attached value: -Tlink.ld
+        named.extend(name for name in names if name and os.path.isfile(name))
+    return named
+
+
+def _libraries(steps: LinkSteps, command: LinkCommand) -> list[Path] | None:
+    """The files the line's ``-l`` options may link (``lib<name>.so`` and ``.a`` in the
+    first folder that has either, ``-l:<file>`` as named), looked for in its ``-L``
+    folders then clang's own; None when one is found nowhere."""
+    folders: list[str] = []
+    names: list[str] = []
+    remaining = iter(_linker_words(command.arguments))
+    for word in remaining:
+        option, equals, value = word.partition("=")
+        if word in _LIBRARY_OPTIONS:
+            kind, value = _LIBRARY_OPTIONS[word], next(remaining, "")
+        elif equals and option in _LIBRARY_OPTIONS and option.startswith("--"):
+            kind = _LIBRARY_OPTIONS[option]
+        elif word[:2] in _LIBRARY_OPTIONS and len(word) > 2:
+            kind, value = _LIBRARY_OPTIONS[word[:2]], word[2:]
+        else:
+            continue
+        (folders if kind == "folder" else names).append(value)
+    found: list[Path] = []
+    searched: list[str] | None = None
+    for name in names:
+        files = [name[1:]] if name.startswith(":") else [f"lib{name}.so", f"lib{name}.a"]
+        existing = _first_with(folders, files)
+        if not existing:  # clang's folders, asked once
+            searched = _search_folders(steps, command) if searched is None else searched
+            existing = _first_with(searched, files)
+        if not existing:
+            return None
+        found.extend(existing)
+    return found
+
+
+def _first_with(folders: Sequence[str], files: Sequence[str]) -> list[Path]:
+    """``files`` in the first of ``folders`` that holds any of them."""
+    existing = (
+        [Path(folder) / file for file in files if (Path(folder) / file).is_file()] for folder in folders
+    )
+    return next((paths for paths in existing if paths), [])
+
+
+def _search_folders(steps: LinkSteps, command: LinkCommand) -> list[str]:
+    """The folders clang has the linker look for libraries in, for this line."""
+    result = steps.clang([*command.arguments, "-print-search-dirs"])
+    for line in result.stdout.decode(errors="replace").splitlines():
+        if result.returncode == 0 and line.startswith("libraries: ="):
+            return line.removeprefix("libraries: =").split(":")
+    return []
+
+
+def _linkable(path: Path) -> bool:
+    """Whether ``path`` is an object, an archive or bitcode (a file that names no other)."""
+    with path.open("rb") as stream:
+        return stream.read(8).startswith((b"\x7fELF", b"!<arch>\n", BITCODE_MAGIC))
+
+
+def _digest(path: Path) -> str:  # a file of any size, read in blocks
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()

@@ -5,7 +5,8 @@ build's own way (the *native* link) and with lld's LTO on the joined IR, once wi
 ``default<Oz>`` and once with the list chosen for the joined module. What it installs
 is a linker's output, not an object the gate has seen, so an LTO link replaces the
 native one only after :class:`LinkJudge` has decided it, with a closed
-:class:`~llm_compiler.selection.outcomes.Verdict`:
+:class:`~llm_compiler.selection.outcomes.Verdict` (:meth:`LinkJudge.decide` takes the
+links smaller than the native one smallest first, until one passes):
 
 1. **Determinism** (:meth:`LinkJudge.twice`): the link is made twice at once and must
    give the same bytes (the rule of :meth:`Selector.check_object
@@ -39,7 +40,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from llm_compiler.core.compiler import Compiler
@@ -80,6 +81,25 @@ class ProgramRun:
         if self.timed_out:
             return "ran past its time limit twice"
         return f"exited with status {self.returncode}"
+
+
+@dataclass(frozen=True)
+class LinkedFile:
+    """One LTO link of a whole-program link step and what was decided of it.
+
+    Attributes:
+        path: The linked file.
+        size: Its size in the build's objective (None: the link failed).
+        verdict: What was decided of it (``not-checked`` until :meth:`LinkJudge.decide`).
+        detail: What was checked, or what failed.
+        transient: The verdict rests on a timeout alone (:attr:`LinkCheck.transient`).
+    """
+
+    path: Path
+    size: int | None
+    verdict: Verdict
+    detail: str
+    transient: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,6 +217,54 @@ class LinkJudge:
         done.append("the program's own output and exit status")
         return LinkCheck(Verdict.VALIDATED, "passed: " + ", ".join(done))
 
+    def decide(
+        self,
+        links: dict[str, LinkedFile],
+        native_size: int,
+        *,
+        joined: Callable[[], Program],
+        pipeline: str = "",
+        origin: str = "",
+    ) -> str:
+        """Decides the links smaller than the native link, smallest first (``oz`` before
+        ``chosen`` on a tie), with :meth:`confirm`, until one passes; gives every link its
+        verdict in ``links`` and returns the name of the one kept (``native``: none).
+
+        Args:
+            links: The links that passed :meth:`twice` or not, by name (``oz``, ``chosen``).
+            native_size: The native link's size.
+            joined: Gives the joined module (for ``chosen``'s list, :meth:`confirm`).
+            pipeline: The ``chosen`` link's list ("" when there is none).
+            origin: Where that list came from.
+        """
+        kept = "native"
+        smaller = [name for name, made in links.items() if made.size is not None and made.size < native_size]
+        for name in sorted(smaller, key=lambda name: (links[name].size, name != "oz")):
+            made = links[name]
+            if kept != "native":
+                links[name] = replace(
+                    made, verdict=Verdict.NOT_SMALLER, detail=f"not smaller than the {kept} link"
+                )
+            elif made.verdict is Verdict.NOT_CHECKED:  # made the same twice: its list and its run
+                listed = name == "chosen" and bool(pipeline)
+                check = self.confirm(
+                    made.path,
+                    f"the {name} link",
+                    joined=joined if listed else None,
+                    pipeline=pipeline if listed else "",
+                    origin=origin if listed else "",
+                )
+                links[name] = replace(
+                    made, verdict=check.verdict, detail=check.detail, transient=check.transient
+                )
+                kept = name if check.passed else kept
+        for name, made in links.items():
+            if made.verdict is Verdict.NOT_CHECKED:  # made twice the same, not smaller than native
+                links[name] = replace(
+                    made, verdict=Verdict.NOT_SMALLER, detail="not smaller than the native link"
+                )
+        return kept
+
     def check_list(self, program: Program, pipeline: str) -> LinkCheck:
         """Step 2 for a list no chooser vouched for: a second compile of the joined
         module, then the gate (its link, the suites, its own run)."""
@@ -214,6 +282,22 @@ class LinkJudge:
             return LinkCheck(Verdict.COMPILE_FAILURE, f"the joined module: {error_text}")
         verdict, detail, _, result = selector.check(program, passes, size, output_hash)
         return LinkCheck(verdict, detail, transient=result is not None and result.transient)
+
+
+def what_became(links: dict[str, LinkedFile], kept: str) -> list[str]:
+    """What a link step's log line says of each link of ``links`` once
+    :meth:`LinkJudge.decide` kept ``kept`` (``{kept}`` in the text: the link kept)."""
+    said = []
+    for name, made in sorted(links.items(), key=lambda item: item[0] != "chosen"):
+        if name == kept:
+            said.append(f"the {name} link {made.detail}")
+        elif made.verdict is Verdict.COMPILE_FAILURE and name == "chosen":
+            said.append(f"the chosen list failed, {{kept}} kept: {made.detail}")
+        elif made.verdict is Verdict.NOT_SMALLER and name == "chosen":
+            said.append("not smaller linked, {kept} kept")
+        elif made.verdict is not Verdict.NOT_SMALLER:
+            said.append(f"the {name} link was rejected ({made.verdict.value}: {made.detail}), {{kept}} kept")
+    return said
 
 
 def makes_program(arguments: Sequence[str], linked: Path) -> bool:
@@ -295,7 +379,9 @@ __all__ = [
     "VOUCHED_ORIGINS",
     "LinkCheck",
     "LinkJudge",
+    "LinkedFile",
     "ProgramRun",
     "makes_program",
     "run_program",
+    "what_became",
 ]
