@@ -260,6 +260,27 @@ def test_other_commands_run_as_clang(tmp_path: Path) -> None:
     assert missing.returncode != 0 and "nowhere.c" in missing.stderr
 
 
+def test_configuration_probes_compile_as_clang_oz(tmp_path: Path, toolchain: Toolchain) -> None:
+    probes = tmp_path / "CMakeFiles" / "CMakeScratch" / "TryCompile-abc"
+    probes.mkdir(parents=True)
+    log = tmp_path / "cc.jsonl"
+    for folder, name in ((tmp_path, "conftest.c"), (probes, "src.c")):
+        (folder / name).write_text(HELLO)
+        result = cc("--log", str(log), "-O2", "-c", name, "-o", "probe.o", cwd=folder)
+        assert result.returncode == 0, result.stderr
+        subprocess.run(
+            [toolchain.tool("clang"), "-O2", "-c", name, "-o", "clang.o", "-Oz"], cwd=folder, check=True
+        )
+        assert (folder / "probe.o").read_bytes() == (folder / "clang.o").read_bytes()
+    reasons = [line["reason"] for line in log_lines(log)]
+    assert len(reasons) == 2 and all(
+        "thrown away" in reason and "left to clang" in reason for reason in reasons
+    )
+    (tmp_path / "conf.c").write_text(HELLO)  # not a probe: chosen for as any unit
+    assert cc("--log", str(log), "-c", "conf.c", cwd=tmp_path).returncode == 0
+    assert log_lines(log)[-1]["source"] == "conf.c" and log_lines(log)[-1]["kept"]
+
+
 def test_help_and_bad_results(tmp_path: Path) -> None:
     usage = cc("--help", cwd=tmp_path)
     assert usage.returncode == 0

@@ -57,7 +57,7 @@ class Watching(Driver):
         ]
 
     def native_link(self) -> tuple[list[str], float, float]:
-        [native] = [call for call in self.calls if any("/native/" in part for part in call[0])]
+        [native] = [call for call in self.calls if call not in self.lto_links()]  # the build's own line
         return native
 
 
@@ -214,3 +214,28 @@ def test_a_native_link_that_fails_is_the_builds_error_though_the_lto_links_pass(
     assert [(line["kept"], line["reason"], line["cached"]) for line in lines] == [
         ("clang", "the link failed", False)
     ] * 2
+
+
+def test_the_native_link_is_the_builds_own_bytes_with_a_version_script(
+    tmp_path: Path, toolchain: Toolchain
+) -> None:
+    """A program lld links with a version script carries its output's name as the line
+    gives it (the base version): the native link kept is the build's line, not a link to
+    another path."""
+    (tmp_path / "main.c").write_text(
+        "int visible(void) { return 1; }\nint main(void) { return visible() - 1; }\n"
+    )
+    (tmp_path / "v.map").write_text("V1 { global: visible; local: *; };\n")
+    cache = ["--oz", "--cache", str(tmp_path / "cache")]
+    assert run_cli("cc", "--whole-program", *cache, "-c", "main.c", cwd=tmp_path).returncode == 0
+    line = ["main.o", "-fuse-ld=lld", "-Wl,--version-script=v.map", "-o", "program"]  # "-o" as given
+    linked = run_cli("cc", "--whole-program", *cache, *line, cwd=tmp_path)
+    assert linked.returncode == 0, linked.stderr
+    versions = subprocess.run(
+        [toolchain.tool("llvm-readelf"), "-V", "program"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
+    assert "Name: program" in versions and "llm-compiler-link" not in versions

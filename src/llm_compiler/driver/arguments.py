@@ -240,6 +240,32 @@ def _why_not_a_unit(tokens: Sequence[_Token]) -> str | None:
     return None
 
 
+#: Where build systems compile their configuration probes, whose objects they throw away:
+#: autoconf's ``conftest.*``, CMake's ``try_compile`` projects, Meson's private checks.
+_PROBE_FOLDERS = ("/CMakeFiles/CMakeScratch/", "/CMakeFiles/CMakeTmp/", "/meson-private/")
+
+
+def probe(source: str, cwd: str) -> str | None:
+    """Why compiling ``source`` in ``cwd`` is a build system's configuration probe (its
+    object tells the build whether something compiles, and is thrown away), else None.
+
+    Example:
+        >>> probe("conftest.c", "/src/expat")
+        "autoconf's probe conftest.c"
+        >>> probe("src.c", "/b/CMakeFiles/CMakeScratch/TryCompile-x")
+        'a configuration probe in /b/CMakeFiles/CMakeScratch/TryCompile-x'
+        >>> probe("lib/conf.c", "/src") is None
+        True
+    """
+    name = Path(source).name
+    if name.startswith("conftest."):
+        return f"autoconf's probe {name}"
+    for place in (f"{cwd}/", f"{Path(cwd) / source}"):
+        if any(folder in place for folder in _PROBE_FOLDERS):
+            return f"a configuration probe in {cwd}"
+    return None
+
+
 def default_output(source: str) -> str:
     """The object a ``-c`` compile without ``-o`` writes: the source's stem + ``.o``, here.
 

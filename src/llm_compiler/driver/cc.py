@@ -81,7 +81,7 @@ from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver import direct
-from llm_compiler.driver.arguments import Passthrough, SeveralUnits, UnitCompile, classify, reads_stdin
+from llm_compiler.driver.arguments import Passthrough, SeveralUnits, UnitCompile, classify, probe, reads_stdin
 from llm_compiler.driver.cache import ObjectCache, unit_key
 from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.driver.diagnostics import Lowered, LoweringFailed, backend_messages
@@ -257,6 +257,12 @@ class Driver:
         if isinstance(command, Passthrough):
             return self._passthrough(arguments, command, started)
         if isinstance(command, UnitCompile):
+            why = probe(command.source, os.getcwd())
+            if why is not None:  # clang -Oz: nothing of it is shipped, choosing would only cost
+                reason = f"{why}: its object is thrown away"
+                return self._passthrough(
+                    arguments, Passthrough(reason, True, command.fallback_arguments), started
+                )
             return self._compile_and_embed(command, started)
         status = 0
         self._said = set()

@@ -9,12 +9,14 @@ without giving up what the per-unit build achieves:
    carries the unit's unoptimized IR as bitcode in an excluded ``.llvm.lto`` section
    (:data:`IR_SECTION`: the layout of clang's ``-ffat-lto-objects``). Linkers that do
    not look for it drop it; static archives of such objects work with any ``ar``.
-2. **Link.** A link with such inputs (objects, or archive members) runs three ways
-   in a scratch folder, the native link and both ``oz`` links started together (none
-   waits for another; an LTO link is installed only after the native one succeeded):
+2. **Link.** A link with such inputs (objects, or archive members) runs three ways,
+   the native link and both ``oz`` links started together (none waits for another; an
+   LTO link is installed only after the native one succeeded):
 
-   * ``native``: the build's own line: the per-unit objects, linked as the build
-     links them;
+   * ``native``: the build's own line as it is, writing the build's output: the
+     per-unit objects, linked as the build links them (a linker writes the output's
+     name into a program linked with a version script, so no other line gives the
+     build's bytes);
    * ``oz``: lld's LTO on the carried IR (``--fat-lto-objects``): lld resolves the
      symbols, joins the IR, internalizes what the link does not export (a program's
      ``main``, a shared library's version script), and runs ``default<Oz>``
@@ -251,9 +253,10 @@ def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -
     ):
         lto = _LtoLinks(steps, command, Path(scratch), output.name, pool)
         oz = lto.start("oz", OZ_PIPELINE, _SAVE_JOINED)  # the native link's result is not needed
-        native = Path(scratch) / "native" / output.name
-        native.parent.mkdir()
-        result = steps.clang(command.with_output(str(native)))
+        # The build's own line, writing the build's output: a linker may write the output's
+        # name into it (a version script's base version), so only this line gives its bytes.
+        native = output
+        result = steps.clang(command.arguments)
         steps.show(result.stdout, steps.stdout)
         steps.show(result.stderr, steps.stderr)
         if result.returncode == 0:
