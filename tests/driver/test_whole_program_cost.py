@@ -4,6 +4,7 @@ beside the LTO links, and a relink of unchanged files written from the cache."""
 from __future__ import annotations
 
 import io
+import json
 import stat
 import subprocess
 import time
@@ -16,6 +17,7 @@ import pytest
 from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.cc import Driver
 from llm_compiler.driver.choose import FirstOf, OzOnly
+from llm_compiler.toolchain.elf import berkeley_size
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 from tests.conftest import run_cli
@@ -229,7 +231,9 @@ def test_the_native_link_is_the_builds_own_bytes_with_a_version_script(
     cache = ["--oz", "--cache", str(tmp_path / "cache")]
     assert run_cli("cc", "--whole-program", *cache, "-c", "main.c", cwd=tmp_path).returncode == 0
     line = ["main.o", "-fuse-ld=lld", "-Wl,--version-script=v.map", "-o", "program"]  # "-o" as given
-    linked = run_cli("cc", "--whole-program", *cache, *line, cwd=tmp_path)
+    linked = run_cli(
+        "cc", "--whole-program", *cache, "--log", str(tmp_path / "links.jsonl"), *line, cwd=tmp_path
+    )
     assert linked.returncode == 0, linked.stderr
     versions = subprocess.run(
         [toolchain.tool("llvm-readelf"), "-V", "program"],
@@ -238,4 +242,11 @@ def test_the_native_link_is_the_builds_own_bytes_with_a_version_script(
         cwd=tmp_path,
         check=True,
     ).stdout
-    assert "Name: program" in versions and "llm-compiler-link" not in versions
+    assert "llm-compiler-link" not in versions, "no scratch path in the program"
+    # Its LTO links are made twice at one path beside the output: the same bytes, so kept.
+    decided = [json.loads(line) for line in (tmp_path / "links.jsonl").read_text().splitlines()][-1]
+    assert decided["kept"] == "oz" and decided["verdict"] == "validated", decided["reason"]
+    # The native link was the build's own line: the size clang gives it (an output name as long).
+    subprocess.run([toolchain.tool("clang"), *line[:-1], "plain_1"], cwd=tmp_path, check=True)
+    assert decided["native_size"] == berkeley_size((tmp_path / "plain_1").read_bytes()).binary_size
+    assert not (tmp_path / ".llm-compiler-lto").exists()

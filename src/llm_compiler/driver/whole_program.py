@@ -67,9 +67,11 @@ sources, which is never larger than -Oz unit by unit.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -246,31 +248,36 @@ def link(steps: LinkSteps, command: LinkCommand, log: UnitLog, started: float) -
         steps.show(cached.stderr, steps.stderr)
         steps.record(replace(cached.log, cwd=log.cwd, cached=True, seconds=time.monotonic() - started))
         return 0
-    # Left in the order that ends the pool (its links waited for) before the scratch folder.
-    with (
-        tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch,
-        ThreadPoolExecutor(max_workers=2) as pool,
-    ):
-        lto = _LtoLinks(steps, command, Path(scratch), output.name, pool)
-        oz = lto.start("oz", OZ_PIPELINE, _SAVE_JOINED)  # the native link's result is not needed
-        # The build's own line, writing the build's output: a linker may write the output's
-        # name into it (a version script's base version), so only this line gives its bytes.
-        native = output
-        result = steps.clang(command.arguments)
-        steps.show(result.stdout, steps.stdout)
-        steps.show(result.stderr, steps.stderr)
-        if result.returncode == 0:
-            kept, log, lasting = _kept_link(steps, lto, oz, native, log)
-            data, mode = kept.read_bytes(), _mode(kept)
-            if lasting and key is not None and steps.cache is not None:
-                # Stored before the output is written: a build killed between the two links again.
-                shown = [result.stdout.decode("latin-1"), result.stderr.decode("latin-1")]
-                steps.cache.put(key, data, {**log.to_json(), _MODE: mode, _SHOWN: shown})
-            _install(output, data, mode)
-            if kept != native:  # the native link wrote its own where the build named them
-                for name, written in command.side_outputs(str(_side_folder(kept))):
-                    if Path(written).exists():
-                        _install(Path(name), Path(written).read_bytes(), _mode(Path(written)))
+    lto: _LtoLinks | None = None
+    try:
+        # Left in the order that ends the pool (its links waited for) before the scratch folder.
+        with (
+            tempfile.TemporaryDirectory(prefix="llm-compiler-link-") as scratch,
+            ThreadPoolExecutor(max_workers=2) as pool,
+        ):
+            lto = _LtoLinks(steps, command, Path(scratch), output.name, pool)
+            oz = lto.start("oz", OZ_PIPELINE, _SAVE_JOINED)  # the native link's result is not needed
+            # The build's own line, writing the build's output: a linker may write the output's
+            # name into it (a version script's base version), so only this line gives its bytes.
+            native = output
+            result = steps.clang(command.arguments)
+            steps.show(result.stdout, steps.stdout)
+            steps.show(result.stderr, steps.stderr)
+            if result.returncode == 0:
+                kept, log, lasting = _kept_link(steps, lto, oz, native, log)
+                data, mode = kept.read_bytes(), _mode(kept)
+                if lasting and key is not None and steps.cache is not None:
+                    # Stored before the output is written: a build killed between the two links again.
+                    shown = [result.stdout.decode("latin-1"), result.stderr.decode("latin-1")]
+                    steps.cache.put(key, data, {**log.to_json(), _MODE: mode, _SHOWN: shown})
+                _install(output, data, mode)
+                if kept != native:  # the native link wrote its own where the build named them
+                    for name, written in command.side_outputs(str(_side_folder(kept))):
+                        if Path(written).exists():
+                            _install(Path(name), Path(written).read_bytes(), _mode(Path(written)))
+    finally:  # after the pool: no link is writing there any more
+        if lto is not None:
+            lto.remove_pinned()
     if result.returncode != 0:  # the build's own error: shown, as clang would
         seconds = time.monotonic() - started
         steps.record(replace(log, kept="clang", reason="the link failed", seconds=seconds))
@@ -406,22 +413,46 @@ def _remembered_choice(steps: LinkSteps, key: str | None) -> Choice | None:
 class _LtoLinks:
     """The LTO links of one link step, each made twice at once in ``pool``, in
     ``<scratch>/<name>/`` and ``<scratch>/<name>-again/``; ``transient`` once one timed
-    out or was killed (a busy machine: nothing decided with it may be cached)."""
+    out or was killed (a busy machine: nothing decided with it may be cached).
+
+    A line with a version script is the exception: lld writes the output's path, as
+    ``-o`` gives it, into such a file (its base version), so both builds of a link write
+    one path that does not depend on the scratch folder, one after the other:
+    ``.llm-compiler-lto/<output name>/<link>/<output name>`` beside the build's output
+    (:attr:`pinned`; removed by :meth:`remove_pinned`). Its bytes are then the same in
+    every build of the tree."""
 
     def __init__(
         self, steps: LinkSteps, command: LinkCommand, scratch: Path, name: str, pool: ThreadPoolExecutor
     ) -> None:
         self.steps, self.command, self.scratch, self.name, self.pool = steps, command, scratch, name, pool
         self.transient = False
+        scripted = any("version-script" in argument for argument in command.arguments)
+        self.pinned = Path(command.output).parent / PINNED_FOLDER / name if scripted else None
 
     def path(self, link: str) -> Path:
         """Where the link ``link`` (``oz``, ``chosen``) writes the linked file."""
-        return self.scratch / link / self.name
+        return (self.pinned if self.pinned is not None else self.scratch) / link / self.name
 
     def start(self, link: str, pipeline: str, *extra: str) -> _Pair:
         """Starts the two links with ``pipeline`` (the first with the linker flags ``extra``)."""
         first = self.pool.submit(self._linked, self.path(link), pipeline, *extra)
-        return first, self.pool.submit(self._linked, self.path(f"{link}-again"), pipeline)
+        if self.pinned is None:
+            return first, self.pool.submit(self._linked, self.path(f"{link}-again"), pipeline)
+
+        def again() -> bytes:  # the same path, once the first build's bytes are read
+            first.result()
+            self.path(link).unlink()
+            return self._linked(self.path(link), pipeline)
+
+        return first, self.pool.submit(again)
+
+    def remove_pinned(self) -> None:
+        """Removes the pinned links' folder (and the shared parent when it is empty)."""
+        if self.pinned is not None:
+            shutil.rmtree(self.pinned, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                self.pinned.parent.rmdir()
 
     def _linked(self, output: Path, pipeline: str, *extra: str) -> bytes:
         """Links the build's line to ``output`` with lld's LTO running ``pipeline``; the
@@ -455,6 +486,8 @@ class _LtoLinks:
         return output.read_bytes()
 
 
+#: Where the LTO links of a line with a version script are made, beside the build's output.
+PINNED_FOLDER = ".llm-compiler-lto"
 #: The two links of one LTO link (:meth:`_LtoLinks.start`): each gives the linked file's bytes.
 _Pair = tuple[Future[bytes], Future[bytes]]
 
