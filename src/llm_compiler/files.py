@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -40,6 +41,12 @@ def cache_dir(*parts: str) -> Path:
     """
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base.joinpath("llm-compiler", *parts)
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of ``path``'s bytes, in hex (read in blocks: any size)."""
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:

@@ -19,7 +19,7 @@ import pytest
 
 from llm_compiler.cli.main import SERVED_ENTRY, SERVER_PRELOAD
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.core.engines import Engine
+from llm_compiler.core.engines import Engine, SubprocessEngine, ZygoteEngine
 from llm_compiler.core.program import Program
 from llm_compiler.driver import server
 from llm_compiler.errors import CommandFailed, CompileTimeout, ToolchainError
@@ -274,3 +274,15 @@ def test_cc_through_the_server_compiles_with_the_zygote(
     while path.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not path.exists() and not served_log.exists()  # the zygote went with its server
+
+
+def test_compiles_run_as_processes_once_the_zygote_is_gone(toolchain: Toolchain, tmp_path: Path) -> None:
+    gone = ZygoteEngine(toolchain, 60.0, zygote=zygote.Zygote(str(tmp_path / "no-zygote.sock")))
+    processes = SubprocessEngine(toolchain, 60.0)
+    with Compiler(toolchain, engine="subprocess") as compiler:
+        program = compiler.load(EXAMPLE_FILES[0])
+    pipeline = "function(sroa),function(instcombine<no-verify-fixpoint>)"
+    outputs = {"ir", "obj"}
+    assert gone.compile(program, pipeline, outputs, []) == processes.compile(program, pipeline, outputs, [])
+    assert gone.count(program, pipeline, []) == processes.count(program, pipeline, [])
+    assert gone.lower_ir(program.ir, None, "x", []) == processes.lower_ir(program.ir, None, "x", [])

@@ -6,14 +6,12 @@ import gzip
 import json
 import sqlite3
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.passes.registry import load_registry
-from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.validation.gate import Gate, load_suites
 from llm_compiler.validation.outcomes import Outcome
 from llm_compiler.validation.passlisteval import CACHE_FORMAT, PassListEval
@@ -23,13 +21,6 @@ from llm_compiler.validation.suites import Suite, TestProgram, builtin_suite, hu
 from tests.conftest import run_cli
 
 UNSAFE = "module(internalize),module(globaldce)"
-
-
-@pytest.fixture(scope="module")
-def unsafe_compiler(toolchain: Toolchain) -> Iterator[Compiler]:
-    names = sorted({entry.name for entry in load_registry(toolchain).entries if entry.kind == "pass"})
-    with Compiler(toolchain, allow_extra=names, workers=2) as compiler:
-        yield compiler
 
 
 def test_the_builtin_suite_is_large_and_says_what_it_exercises() -> None:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.passes.registry import load_registry
 from llm_compiler.predictor.shipped import shipped_ranker
 from llm_compiler.toolchain.identity import build_identity, identity_files
 from llm_compiler.toolchain.llvm import Toolchain
@@ -21,13 +19,6 @@ from llm_compiler.validation.suites import Suite, builtin_suite
 
 GOOD = "function(sroa),function(instcombine<no-verify-fixpoint>)"
 UNSAFE = "module(internalize),module(globaldce)"
-
-
-@pytest.fixture(scope="module")
-def unsafe_compiler(toolchain: Toolchain) -> Iterator[Compiler]:
-    names = sorted({entry.name for entry in load_registry(toolchain).entries if entry.kind == "pass"})
-    with Compiler(toolchain, allow_extra=names, workers=2) as compiler:
-        yield compiler
 
 
 def _gate_check(compiler: Compiler, suite: Suite, store: Path) -> PassListEval:

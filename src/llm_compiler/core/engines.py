@@ -325,27 +325,24 @@ class ZygoteEngine:
     def _compile(
         self, ir: str, pipeline: str | None, want_asm: bool, name: str
     ) -> tuple[str, bytes, str | None]:
-        """(optimized IR, object, assembly) of ``ir`` through ``pipeline`` (None: as it is)."""
-        try:
-            answer = self.zygote.request(
-                ("compile", ir.encode(), pipeline, want_asm, self.timeout), timeout=self.timeout, subject=name
-            )
-        except ZygoteGone:
-            optimized = self._processes._optimized(Program(name, ir), pipeline)
-            obj = self._processes._llc(optimized, "obj", name)
-            asm = (
-                self._processes._llc(optimized, "asm", name).decode("utf-8", errors="replace")
-                if want_asm
-                else None
-            )
-            return optimized, obj, asm
-        _, text, obj, asm = answer
+        """(optimized IR, object, assembly) of ``ir`` through ``pipeline`` (None: as it is).
+
+        Raises:
+            ZygoteGone: No zygote took the request (nothing ran).
+        """
+        message = ("compile", ir.encode(), pipeline, want_asm, self.timeout)
+        _, text, obj, asm = self.zygote.request(message, timeout=self.timeout, subject=name)
         return (ir if text is None else text), obj, asm
 
     def compile(
         self, program: Program, pipeline: str | None, outputs: Collection[str], replay: list[str]
     ) -> CompileResult:
-        ir, obj, assembly = self._compile(program.ir, pipeline, "asm" in outputs, subject(program, pipeline))
+        try:
+            ir, obj, assembly = self._compile(
+                program.ir, pipeline, "asm" in outputs, subject(program, pipeline)
+            )
+        except ZygoteGone:
+            return self._processes.compile(program, pipeline, outputs, replay)
         return CompileResult(
             self._processes._measure(ir, obj, pipeline),
             ir=ir if "ir" in outputs else None,
@@ -355,13 +352,12 @@ class ZygoteEngine:
 
     def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
         if pipeline is None:
-            ir = program.ir
-        else:
-            try:
-                message = ("optimize", program.ir.encode(), pipeline, self.timeout)
-                ir = self.zygote.request(message, timeout=self.timeout, subject=subject(program, pipeline))[1]
-            except ZygoteGone:
-                ir = self._processes._optimized(program, pipeline)
+            return self._processes.count(program, pipeline, replay)
+        try:
+            message = ("optimize", program.ir.encode(), pipeline, self.timeout)
+            ir = self.zygote.request(message, timeout=self.timeout, subject=subject(program, pipeline))[1]
+        except ZygoteGone:
+            return self._processes.count(program, pipeline, replay)
         return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir))
 
     def compile_stepwise(
@@ -370,7 +366,10 @@ class ZygoteEngine:
         return self.compile(program, ",".join(elements), (), replay)
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
-        _, obj, _ = self._compile(ir, None, False, name)
+        try:
+            _, obj, _ = self._compile(ir, None, False, name)
+        except ZygoteGone:
+            return self._processes.lower_ir(ir, pipeline, name, replay)
         return self._processes._measure(ir, obj, pipeline)
 
     def close(self) -> None:

@@ -68,7 +68,6 @@ sources, which is never larger than -Oz unit by unit.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -89,7 +88,7 @@ from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.driver.direct import tool_identity
 from llm_compiler.driver.records import UnitLog, exit_status
 from llm_compiler.errors import CommandFailed, CompileTimeout, reason_of
-from llm_compiler.files import atomic_write_text
+from llm_compiler.files import atomic_write_text, file_sha256
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 
@@ -554,7 +553,7 @@ def _relink_key(steps: LinkSteps, command: LinkCommand) -> str | None:
             return None
         output = Path(command.output).resolve()
         named = {Path(name) for name in _named_files(command) if Path(name).resolve() != output}
-        files = sorted((str(path), _digest(path)) for path in {*inputs, *libraries, *named})
+        files = sorted((str(path), file_sha256(path)) for path in {*inputs, *libraries, *named})
         lld = tool_identity(steps.toolchain.tool("ld.lld"))
     except OSError:
         return None
@@ -647,8 +646,3 @@ def _linkable(path: Path) -> bool:
     """Whether ``path`` is an object, an archive or bitcode (a file that names no other)."""
     with path.open("rb") as stream:
         return stream.read(8).startswith((b"\x7fELF", b"!<arch>\n", BITCODE_MAGIC))
-
-
-def _digest(path: Path) -> str:  # a file of any size, read in blocks
-    with path.open("rb") as stream:
-        return hashlib.file_digest(stream, "sha256").hexdigest()

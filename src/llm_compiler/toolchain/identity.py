@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from llm_compiler.errors import LlmCompilerError, ToolchainError
-from llm_compiler.files import atomic_write_text, cache_dir
+from llm_compiler.files import atomic_write_text, cache_dir, file_sha256
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
 
@@ -103,11 +103,7 @@ def file_hash(path: Path) -> str:
         remembered = memo.read_text().strip()
         if re.fullmatch(r"[0-9a-f]{64}", remembered):
             return remembered
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    value = digest.hexdigest()
+    value = file_sha256(path)
     with contextlib.suppress(OSError, LlmCompilerError):  # a read-only cache costs a hash
         atomic_write_text(memo, value + "\n")
     return value

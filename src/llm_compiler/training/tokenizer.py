@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from llm_compiler.errors import ToolchainError, TrainingError
-from llm_compiler.files import cache_dir
+from llm_compiler.files import cache_dir, file_sha256
 from llm_compiler.toolchain.runner import run_command
 
 try:
@@ -136,7 +135,7 @@ def npm_tarball(cache: Path | None = None) -> Path:
                 raise TokenizerUnavailable(
                     f"npm is not installed and {NPM_TARBALL_URL} failed: {error}"
                 ) from error
-        if (actual := file_digest(temporary)) != NPM_SHA256:
+        if (actual := file_sha256(temporary)) != NPM_SHA256:
             raise TrainingError(f"{final.name} has SHA-256 {actual}, expected {NPM_SHA256}")
 
     return build_once(final, fetch, is_dir=False)
@@ -267,15 +266,6 @@ def code_llama_tokenizer(cache: Path | None = None) -> Path:
 
 #: Bump when what :func:`write_tokenizer` writes changes, so that old builds are not reused.
 TOKENIZER_VERSION: Final = 1
-
-
-def file_digest(path: Path) -> str:
-    """The SHA-256 of a file, in hex."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _write_json(path: Path, value: object) -> None:

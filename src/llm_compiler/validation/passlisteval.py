@@ -38,7 +38,6 @@ counts only where it can happen to the target, while a miscompile counts everywh
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import logging
 import shlex
@@ -273,9 +272,6 @@ class PassListEval:
     def program_ir(self, test: TestProgram) -> Program | ProgramCheck:
         """``test`` as unoptimized IR (front end once, then from the store), or the check
         that says why it cannot be built (UNSUPPORTED, or TIMEOUT, kept nowhere)."""
-        return self._ir(test)
-
-    def _ir(self, test: TestProgram) -> Program | ProgramCheck:
         with self._lock:
             if test.key in self._programs:
                 return self._programs[test.key]
@@ -377,7 +373,7 @@ class PassListEval:
     def check_program(self, test: TestProgram, passes: PassList) -> ProgramCheck:
         """The verdict of ``passes`` on one program."""
         pipeline = passes.pipeline
-        program = self._ir(test)
+        program = self.program_ir(test)
         if isinstance(program, ProgramCheck):
             return program
         reference = self._reference(test, program)
@@ -460,7 +456,7 @@ class PassListEval:
         self._shipped_done = True
         path = path or shipped.shipped_file(self.compiler.toolchain.major)
         try:
-            marker = f"shipped:{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            marker = f"shipped:{path.name}:{files.file_sha256(path)}"
         except OSError:
             return 0
         with self._lock:

@@ -127,7 +127,7 @@ def write_reproducer(evaluator: PassListEval, failure: ProgramCheck, passes: Pas
         The reproducer's folder.
     """
     test = next(t for t in evaluator.programs if t.name == failure.program and t.suite == failure.suite)
-    program = evaluator._ir(test)
+    program = evaluator.program_ir(test)
     folder = out / f"{test.suite.replace(':', '_')}-{test.name}"
     folder.mkdir(parents=True, exist_ok=True)
     shortest = shortest_failing_list(evaluator, test, passes, failure.outcome)
