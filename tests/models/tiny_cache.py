@@ -21,10 +21,11 @@ import os
 from pathlib import Path
 from typing import Final
 
-from llm_compiler.training.tokenizer import build_once, file_digest
+from llm_compiler.files import file_sha256
+from llm_compiler.training.tokenizer import build_once
 
 #: Re-exported under the names the tiny models' modules use.
-_build_once, _file_digest = build_once, file_digest
+_build_once, _file_digest = build_once, file_sha256
 
 #: Bump when what a build writes changes, so that caches built the old way are not reused.
 BUILD_VERSION: Final = 1
