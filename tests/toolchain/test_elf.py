@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from llm_compiler.errors import InvalidInput
-from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.elf import SECTION_GROUPS, berkeley_size, section_sizes
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.objects import BerkeleySize, object_format
 from llm_compiler.toolchain.runner import run_command
@@ -170,3 +170,42 @@ def test_rejects_truncated_elf(toolchain: Toolchain, tmp_path: Path) -> None:
     run_command([toolchain.tool("clang"), "-c", source, "-o", obj], timeout=60)
     with pytest.raises(InvalidInput, match="Truncated"):
         berkeley_size(obj.read_bytes()[:-200])
+
+
+def llvm_size_sections(toolchain: Toolchain, path: Path) -> dict[str, int]:
+    """Every section's size as ``llvm-size -A`` prints it."""
+    out = run_command([toolchain.tool("llvm-size"), "-A", path], timeout=30).stdout_text
+    rows = (line.split() for line in out.splitlines()[2:])
+    return {row[0]: int(row[1]) for row in rows if len(row) == 3 and row[0] != "Total"}
+
+
+@pytest.mark.parametrize(
+    ("target", "unwind"),
+    [("x86_64-pc-linux-gnu", ".eh_frame"), ("thumbv7em-none-eabi", ".ARM.exidx")],
+)
+def test_section_groups_add_up_to_the_binary_size(
+    toolchain: Toolchain, tmp_path: Path, target: str, unwind: str
+) -> None:
+    obj = compile_object(toolchain, tmp_path, target)
+    blob = obj.read_bytes()
+    groups = section_sizes(blob)
+    assert tuple(groups) == SECTION_GROUPS
+    assert sum(groups.values()) == berkeley_size(blob).binary_size
+    listed = llvm_size_sections(toolchain, obj)
+    assert groups[".text"] == sum(size for name, size in listed.items() if name.startswith(".text"))
+    assert groups[".eh_frame"] == listed[unwind] > 0
+    assert groups[".rodata"] == sum(size for name, size in listed.items() if name.startswith(".rodata")) > 0
+    assert groups[".data"] == listed[".data"] >= 16
+
+
+def test_section_groups_of_a_linked_program(toolchain: Toolchain, tmp_path: Path) -> None:
+    source = tmp_path / "main.c"
+    source.write_text('#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n')
+    program = tmp_path / "main"
+    run_command([toolchain.tool("clang"), "-Oz", source, "-o", program], timeout=60)
+    blob = program.read_bytes()
+    groups = section_sizes(blob)
+    assert sum(groups.values()) == berkeley_size(blob).binary_size
+    listed = llvm_size_sections(toolchain, program)
+    assert groups[".eh_frame"] == listed.get(".eh_frame", 0) + listed.get(".eh_frame_hdr", 0)
+    assert groups["other"] >= listed[".dynsym"] > 0  # the dynamic symbol table is loaded, not code

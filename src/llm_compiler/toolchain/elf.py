@@ -43,6 +43,11 @@ class _Section:
 
 
 def _sections(blob: bytes) -> list[_Section]:
+    return _read_sections(blob)[0]
+
+
+def _read_sections(blob: bytes) -> tuple[list[_Section], list[str]]:
+    """The section headers of an ELF file, and each section's name."""
     if blob[:4] != b"\x7fELF":
         raise InvalidInput(f"Not an ELF object: it is {object_format(blob)}.")
     elf_class, data_encoding = blob[4], blob[5]
@@ -51,24 +56,75 @@ def _sections(blob: bytes) -> list[_Section]:
     endian = "<" if data_encoding == 1 else ">"
     if elf_class == 2:
         (shoff,) = struct.unpack_from(endian + "Q", blob, 0x28)
-        shentsize, shnum = struct.unpack_from(endian + "HH", blob, 0x3A)
+        shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", blob, 0x3A)
         header = endian + "IIQQQQIIQQ"
     else:
         (shoff,) = struct.unpack_from(endian + "I", blob, 0x20)
-        shentsize, shnum = struct.unpack_from(endian + "HH", blob, 0x2E)
+        shentsize, shnum, shstrndx = struct.unpack_from(endian + "HHH", blob, 0x2E)
         header = endian + "IIIIIIIIII"
     if shoff == 0:
-        return []
-    if shnum == 0:
-        # Extended numbering: the real count is in the first section header's sh_size.
-        shnum = struct.unpack_from(header, blob, shoff)[5]
+        return [], []
+    if shnum == 0 or shstrndx == 0xFFFF:
+        # Extended numbering: the real count is in the first section header's sh_size,
+        # the name table's index in its sh_link.
+        first = struct.unpack_from(header, blob, shoff)
+        shnum = shnum or first[5]
+        shstrndx = first[6] if shstrndx == 0xFFFF else shstrndx
     if shoff + shnum * shentsize > len(blob):
         raise InvalidInput("Truncated ELF object: section headers run past the end of the file.")
-    sections = []
-    for index in range(shnum):
-        fields = struct.unpack_from(header, blob, shoff + index * shentsize)
-        sections.append(_Section(type=fields[1], flags=fields[2], size=fields[5]))
-    return sections
+    headers = [struct.unpack_from(header, blob, shoff + index * shentsize) for index in range(shnum)]
+    sections = [_Section(type=fields[1], flags=fields[2], size=fields[5]) for fields in headers]
+    names = [""] * shnum
+    if 0 < shstrndx < shnum:
+        table = headers[shstrndx][4]
+        for index, fields in enumerate(headers):
+            start = table + fields[0]
+            end = blob.find(b"\0", start)
+            if 0 <= start < end:
+                names[index] = blob[start:end].decode("utf-8", "replace")
+    return sections, names
+
+
+#: The groups of :func:`section_sizes`, in report order.
+SECTION_GROUPS = (".text", ".eh_frame", ".rodata", ".data", "other")
+
+#: Sections that only describe how to unwind the code (grouped as ``.eh_frame``).
+_UNWIND_PREFIXES = (".eh_frame", ".ARM.exidx", ".ARM.extab", ".gcc_except_table")
+
+
+def section_group(name: str, flags: int) -> str:
+    """The group of :data:`SECTION_GROUPS` an allocated, file-backed section counts in."""
+    if name.startswith(_UNWIND_PREFIXES):
+        return ".eh_frame"
+    if flags & SHF_EXECINSTR:
+        return ".text"
+    if flags & SHF_WRITE:
+        return ".data"
+    if name.startswith((".rodata", ".srodata")) or name == ".rdata":
+        return ".rodata"
+    return "other"
+
+
+def section_sizes(blob: bytes) -> dict[str, int]:
+    """Where an ELF file's binary size is, by kind of section.
+
+    The groups are those of :data:`SECTION_GROUPS`: ``.text`` (executable code),
+    ``.eh_frame`` (unwind tables: ``.eh_frame``, ``.eh_frame_hdr``, ``.ARM.exidx``,
+    ``.ARM.extab``, ``.gcc_except_table``), ``.rodata`` (read-only data), ``.data``
+    (writable data that takes file space) and ``other`` (the rest that is loaded:
+    symbol and relocation tables of a linked program, notes...). They add up to
+    :func:`berkeley_size`'s ``binary_size``; bss is not counted.
+
+    Raises:
+        InvalidInput: ``blob`` is not a well-formed ELF file (Mach-O and COFF objects
+            have no per-section breakdown here).
+    """
+    sizes = dict.fromkeys(SECTION_GROUPS, 0)
+    for section, name in zip(*_read_sections(blob), strict=True):
+        if not section.flags & SHF_ALLOC or section.type == SHT_NOBITS:
+            continue
+        sizes[section_group(name, section.flags)] += section.size
+    return sizes
 
 
 def berkeley_size(blob: bytes) -> BerkeleySize:
