@@ -73,7 +73,13 @@ driver options (only before the first compiler argument; each also an environmen
                   start (by default a compile server that has the driver loaded runs it:
                   the first command starts one, which exits after 120 s without work;
                   LLM_COMPILER_SERVER_IDLE sets that time)
-  --summary LOG   (alone) print a build's figures from its log: geomean and total bytes vs -Oz
+  --summary LOG [--flag-savings]  (alone) print a build's figures from its log: geomean and
+                  total bytes vs -Oz, and the bytes of the kept objects (and linked files) by
+                  section. With --flag-savings, each compile line is compiled again with clang
+                  -Oz, with and without each flag a user could add to drop what the target may
+                  not need (unwind tables, frame pointers, stack protector, C++ exceptions and
+                  RTTI), and the bytes each saves are shown with what it costs; the driver
+                  never adds them itself
   --stats         (alone, or after --cache DIR) the cache's entries, hits, misses and their time
 A unit compiled again with the same IR, flags, LLVM, tuned results and ranker is written
 from the cache; when the command, its source and headers are unchanged too, without even
@@ -90,6 +96,7 @@ examples:
   llm-compiler tune ir/ --budget 100 --out tuned/
   make clean && make CC="llm-compiler cc --results $PWD/tuned --log $PWD/cc.jsonl"
   llm-compiler cc --summary cc.jsonl                          # what the build saved, in total
+  llm-compiler cc --summary cc.jsonl --flag-savings           # what optional flags would save
   cmake -DCMAKE_C_COMPILER_LAUNCHER="llm-compiler;cc" -DCMAKE_CXX_COMPILER_LAUNCHER="llm-compiler;c++" ..
 """
 
@@ -227,6 +234,36 @@ def chooser_identity(options: DriverOptions) -> str:
     return direct.choosers_text(oz=options.oz, predictor=options.predictor, results=options.results)
 
 
+def _summary(arguments: Sequence[str]) -> int:
+    """``--summary LOG [--flag-savings]``: prints the log's summary, then, when asked, the
+    flag savings measured on its compile lines (progress on stderr).
+
+    Raises:
+        InvalidInput: Not one log, or an option other than ``--flag-savings``.
+    """
+    savings = "--flag-savings" in arguments
+    logs = [argument for argument in arguments if argument != "--flag-savings"]
+    if len(logs) != 1 or logs[0].startswith("-"):
+        raise InvalidInput(
+            "--summary takes one argument, the log, and optionally --flag-savings: "
+            "llm-compiler cc --summary cc.jsonl [--flag-savings]"
+        )
+    from llm_compiler.driver.log import log_summary, read_log
+
+    sys.stdout.write(log_summary(Path(logs[0])) + "\n")
+    sys.stdout.flush()
+    if savings:
+        from llm_compiler.driver.flag_savings import measure_flag_savings
+
+        def progress(line: str) -> None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+        report = measure_flag_savings(read_log(Path(logs[0])), progress=progress)
+        sys.stdout.write(report.text() + "\n")
+    return 0
+
+
 def main(command: str, arguments: Sequence[str]) -> int:
     """Runs ``llm-compiler cc|c++ ARGUMENTS...``; returns the exit status."""
     if list(arguments) == ["--help"]:
@@ -234,14 +271,7 @@ def main(command: str, arguments: Sequence[str]) -> int:
         return 0
     if arguments and arguments[0] == "--summary":
         try:
-            if len(arguments) != 2:
-                raise InvalidInput(
-                    "--summary takes one argument, the log: llm-compiler cc --summary cc.jsonl"
-                )
-            from llm_compiler.driver.log import log_summary
-
-            sys.stdout.write(log_summary(Path(arguments[1])) + "\n")
-            return 0
+            return _summary(arguments[1:])
         except LlmCompilerError as error:
             sys.stderr.write(f"llm-compiler {command}: error: {error}\n")
             return 2
@@ -276,6 +306,7 @@ def main(command: str, arguments: Sequence[str]) -> int:
             and not options.oz
             and options.predictor != "none"
             and not options.whole_program,
+            frames=not options.oz,
         )
         return driver.run(rest)
     except LlmCompilerError as error:

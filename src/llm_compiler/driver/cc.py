@@ -171,6 +171,8 @@ class Driver:
         source_key: The command's key for direct hits (:func:`~llm_compiler.driver.direct.source_key`):
             a unit whose object is cached is remembered under it, with the files its front
             end read, so that the next run of the same command skips the front end.
+        frames: Give functions frame pointers where that makes the kept object smaller
+            (:mod:`llm_compiler.driver.frames`).
         share_choices: Choose once per unoptimized IR (the choosers must answer by IR
             alone, as the predictor does): a choice is kept in the cache by the IR it
             was made for, and a unit compiled with ``-fPIC`` (or ``-fpie``...) is chosen
@@ -201,6 +203,7 @@ class Driver:
         whole_program: bool = False,
         source_key: str | None = None,
         share_choices: bool = False,
+        frames: bool = True,
     ) -> None:
         if language not in ("c", "c++"):
             raise InvalidInput(f"The driver compiles C or C++, not {language!r}.")
@@ -224,6 +227,7 @@ class Driver:
         self.whole_program = whole_program
         self.source_key = source_key
         self.share_choices = share_choices
+        self.frames = frames
         #: clang's own lines ("clang: warning: ...") shown so far, while the units of one
         #: line with several sources compile: clang says them once per line.
         self._said: set[bytes] | None = None
@@ -361,6 +365,7 @@ class Driver:
             cwd=os.getcwd(),
             llvm=self._llvm_text(),
             objective=self.objective.value,
+            arguments=unit.arguments if unit else (),
         )
 
     def _compile_unit(self, unit: UnitCompile, started: float) -> tuple[int, bytes | None]:
@@ -411,6 +416,8 @@ class Driver:
                 choice = self._choose(compiler, chooser, unit, program, basis_front)
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
                 obj, log, said = self._build(compiler, unit, program, log, clang_oz, background, front.stderr)
+                if not said and self.frames:
+                    obj, log = self._frames(compiler, chooser, unit, program, log, obj, front.stderr)
             shown = front.stderr
             if said:  # the backend spoke: clang's own words (module docstring)
                 status, shown = self._clang_says(unit)
@@ -420,7 +427,9 @@ class Driver:
                     seconds = time.monotonic() - started
                     self._record(replace(log, size=None, kept="clang", reason=reason, seconds=seconds))
                     return status, front.stdout
-            log = replace(log, seconds=time.monotonic() - started)
+            from llm_compiler.driver.log import object_sections  # in the cache's line too (direct hits)
+
+            log = replace(log, seconds=time.monotonic() - started, sections=object_sections(obj))
             # Stored before the object is written: a build killed between the two finds
             # no object and compiles the unit again (a hit), never an object the cache lacks.
             # A choice a timeout decided (a busy machine) holds for this build only.
@@ -475,7 +484,9 @@ class Driver:
         except OSError:
             return False  # compiled as on a miss, which falls back to clang if this persists
         fields = {name: value for name, value in entry.record.items() if name in UnitLog.__dataclass_fields__}
-        made = UnitLog(**{**fields, "new_imports": tuple(fields.get("new_imports", ()))})
+        made = UnitLog(
+            **{**fields, "new_imports": tuple(fields.get("new_imports", ())), "arguments": log.arguments}
+        )
         seconds = time.monotonic() - started
         self._record(
             replace(made, source=log.source, output=log.output, cwd=log.cwd, cached=True, seconds=seconds)
@@ -670,6 +681,39 @@ class Driver:
         why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
         return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept"), bool(says)
 
+    def _frames(
+        self,
+        compiler: Compiler,
+        chooser: Chooser,
+        unit: UnitCompile,
+        program: Program,
+        log: UnitLog,
+        kept: bytes,
+        known: bytes,
+    ) -> tuple[bytes, UnitLog]:
+        """``kept``, or a smaller object with frame pointers where they shrink the unwind
+        tables (:mod:`llm_compiler.driver.frames`)."""
+        from llm_compiler.driver.frames import smaller_frames
+
+        pipeline = log.pipeline if log.kept == "chosen" else OZ_PIPELINE
+        ir = compiler.optimize(program, compiler.passes(pipeline))  # measured already: kept IR
+        obj, made = smaller_frames(
+            arguments=unit.arguments,
+            program=program,
+            ir=ir,
+            obj=kept,
+            kept=kept,
+            log=log,
+            lower=lambda text: self._lower(unit, text),
+            size=self._size,
+            selector=getattr(chooser, "confirmer", None),
+            says=(),
+            known=known,
+        )
+        if made.frames and log.kept == "clang-oz":  # made from default<Oz>'s IR, not clang's object
+            made = replace(made, kept="oz")
+        return obj, made
+
     def _size(self, obj: bytes) -> int:
         """An object's size in the driver's objective."""
         from llm_compiler.toolchain.elf import berkeley_size
@@ -712,4 +756,6 @@ class Driver:
 
     def _record(self, log: UnitLog) -> None:
         if self.log is not None:
-            append_line(self.log, log.to_json())
+            from llm_compiler.driver.log import with_sections
+
+            append_line(self.log, with_sections(log).to_json())

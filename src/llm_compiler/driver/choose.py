@@ -29,11 +29,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from llm_compiler.selection import Selector
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +236,16 @@ class FirstOf:
         if not refused:
             return choice
         return replace(choice, reason="; ".join([*refused, choice.reason]))
+
+    @property
+    def confirmer(self) -> Selector | None:
+        """The selection layer of the first chooser that has one (it checks objects the
+        driver makes otherwise, :mod:`llm_compiler.driver.frames`); None if none has."""
+        for chooser in self.choosers:
+            selector = getattr(chooser, "confirmer", None)
+            if selector is not None:
+                return cast("Selector", selector)
+        return None
 
     def confirm(self, program: Program, choice: Choice, basis: str) -> Choice:
         """``choice``, made for another form of the unit (``basis`` says which), measured

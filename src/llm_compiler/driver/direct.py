@@ -160,7 +160,7 @@ def choosers_text(*, oz: bool, predictor: str, results: Path | None) -> str:
     results, of the shipped rankers and of a ranker file named in the predictor spec."""
     if oz:
         return "oz"
-    parts = [f"predictor={predictor}"]
+    parts = [f"predictor={predictor}", "frames=chosen"]  # objects may hold frame pointers (driver/frames.py)
     if results is not None:
         parts.append(f"results={file_digest([results / 'best.jsonl'])}")
     if predictor != "none":

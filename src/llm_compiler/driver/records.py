@@ -90,6 +90,16 @@ class UnitLog:
         verdict: For a link: the closed :class:`~llm_compiler.selection.outcomes.Verdict`
             label of the decision that kept the linked file
             (:mod:`llm_compiler.driver.whole_program`); "" for a unit.
+        arguments: For a unit: the build's line as the driver split it (without the
+            compiler, response files expanded), so the unit can be compiled again
+            (:mod:`llm_compiler.driver.flag_savings`); () for a link or an older line.
+        frames: Which functions of the kept object were given a frame pointer because
+            that made it smaller (:mod:`llm_compiler.driver.frames`), and the sizes before
+            and after; "" when none was.
+        sections: The kept object's (or linked file's) bytes by group of
+            :data:`~llm_compiler.toolchain.elf.SECTION_GROUPS`
+            (:func:`~llm_compiler.toolchain.elf.section_sizes`); None when not built or
+            not ELF.
     """
 
     source: str
@@ -112,6 +122,9 @@ class UnitLog:
     link: bool = False
     native_size: int | None = None
     verdict: str = ""
+    arguments: tuple[str, ...] = ()
+    frames: str = ""
+    sections: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -229,3 +229,44 @@ def function_sizes(blob: bytes) -> dict[str, int]:
         for symbol in _symbols(blob)
         if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF" and symbol.name
     }
+
+
+def function_costs(blob: bytes) -> dict[str, int] | None:
+    """Bytes each function of an ELF object costs: its code (its symbol's ``st_size``)
+    and its unwind-table entry (its FDE in ``.eh_frame``), by symbol name.
+
+    Returns:
+        The costs; None where functions cannot be told apart by address: code in more
+        than one section (``-ffunction-sections``, COMDAT groups) or no ``.eh_frame``
+        readable as DWARF call frame information.
+
+    Raises:
+        InvalidInput: ``blob`` is not a readable ELF file.
+    """
+    from elftools.dwarf.callframe import FDE
+
+    try:
+        elf = ELFFile(io.BytesIO(blob))
+        functions = [
+            symbol
+            for section in elf.iter_sections()
+            if isinstance(section, SymbolTableSection)
+            for symbol in section.iter_symbols()
+            if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] != "SHN_UNDEF" and symbol.name
+        ]
+        if len({symbol["st_shndx"] for symbol in functions}) > 1:
+            return None
+        costs = {symbol.name: int(symbol["st_size"]) for symbol in functions}
+        at = {int(symbol["st_value"]): symbol.name for symbol in functions}
+        dwarf = elf.get_dwarf_info(relocate_dwarf_sections=True)
+        if not dwarf.has_EH_CFI():
+            return costs if elf.get_section_by_name(".eh_frame") is None else None
+        for entry in dwarf.EH_CFI_entries():
+            if isinstance(entry, FDE):
+                name = at.get(int(entry.header["initial_location"]))
+                if name is None:
+                    return None
+                costs[name] += int(entry.header["length"]) + (12 if entry.structs.dwarf_format == 64 else 4)
+    except (ELFError, KeyError, ValueError, AssertionError) as error:
+        raise InvalidInput(f"Not a readable ELF file: {error}") from error
+    return costs

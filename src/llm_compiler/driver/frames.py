@@ -1,0 +1,95 @@
+"""The driver's frame-pointer choice for a unit (:mod:`llm_compiler.core.frames`).
+
+After ``_build`` has decided which object a unit keeps (the chosen list's, -Oz's or
+clang's -Oz), :func:`smaller_frames` tries frame pointers in the functions of that
+object's IR whose unwind entries they make smaller. The object made so is kept only
+when it is smaller than the one kept, its lowering says what clang -Oz says, and it
+passes :meth:`~llm_compiler.selection.select.Selector.check_object`: built again from
+the IR, the same bytes; the target's own link, its own run and the user's check, as any
+joined object. Otherwise the decided object stands and the log line says why.
+
+No choice is made where the build's line decides frame pointers itself
+(:data:`~llm_compiler.core.frames.USER_FRAME_FLAGS`), where the object has no unwind
+tables (a frame pointer would only cost), or without a selection layer to check it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from llm_compiler.core.frames import choose_frames, user_decides_frames
+from llm_compiler.core.program import Program
+from llm_compiler.driver.diagnostics import Lowered, backend_messages
+from llm_compiler.driver.records import UnitLog
+from llm_compiler.errors import LlmCompilerError, reason_of
+from llm_compiler.selection import Selector
+from llm_compiler.toolchain.elf import section_sizes
+
+
+class _SaysOtherwise(LlmCompilerError):
+    """A lowering with frame pointers said other than clang -Oz says."""
+
+
+def smaller_frames(
+    *,
+    arguments: Sequence[str],
+    program: Program,
+    ir: str,
+    obj: bytes,
+    kept: bytes,
+    log: UnitLog,
+    lower: Callable[[str], Lowered],
+    size: Callable[[bytes], int],
+    selector: Selector | None,
+    says: tuple[str, ...],
+    known: bytes,
+) -> tuple[bytes, UnitLog]:
+    """The object to keep and its log line: ``kept`` as decided, or a smaller one with
+    frame pointers in some functions (module docstring).
+
+    Args:
+        arguments: The build's line (its frame-pointer flags are the user's choice).
+        program: The unit (for the selection layer's checks).
+        ir: The optimized IR whose lowering is ``obj``: that of the list kept, or of
+            -Oz when clang's own -Oz object is kept.
+        obj: ``ir``'s object.
+        kept: The object decided so far (``log.size`` is its size).
+        log: The unit's log line so far.
+        lower: Lowers IR as the kept object was lowered.
+        size: The driver's objective.
+        selector: Checks the object made (None: no choice is made).
+        says: What clang -Oz's lowering said (its backend diagnostics).
+        known: The front end's stderr (diagnostics it printed already).
+    """
+    if selector is None or log.size is None or user_decides_frames(list(arguments)):
+        return kept, log
+    try:
+        if not section_sizes(kept)[".eh_frame"]:
+            return kept, log
+    except LlmCompilerError:  # not ELF: no breakdown, no choice
+        return kept, log
+
+    def lowered(text: str) -> bytes:
+        result = lower(text)
+        if backend_messages(result.stderr, known) != says:
+            raise _SaysOtherwise("the lowering with frame pointers says other than clang -Oz's")
+        return result.obj
+
+    try:
+        choice = choose_frames(ir, obj, lowered, size)
+    except Exception as error:  # a failure of the attempt leaves the decided object
+        return kept, replace(log, reason=f"{log.reason}; frame pointers not tried: {reason_of(error)}")
+    if choice is None or choice.size >= log.size:
+        return kept, log
+    check = selector.check_object(
+        program,
+        lambda: choice.obj,
+        f"{log.pipeline or 'default<Oz>'} with {choice.note}",
+        again=lambda: lowered(choice.ir),
+    )
+    if check.verdict.is_failure:
+        why = f"{log.reason}; {choice.note} ({choice.size}): {check.verdict}: {check.detail[:200]}"
+        return kept, replace(log, reason=why)
+    note = f"{choice.note}: {log.size} -> {choice.size} ({check.verdict})"
+    return choice.obj, replace(log, size=choice.size, frames=note)
