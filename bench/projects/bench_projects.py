@@ -24,6 +24,15 @@ own tests on that build:
 * ``clang-oz-lto``: the same with ``-flto -fuse-ld=lld`` (and ``--undefined-version``,
   which GNU ld implies and lld does not, for version scripts naming absent symbols);
   the other modes link with clang's default linker (GNU ld);
+* ``gcc-os``: GCC (``gcc``, ``g++`` for C++, from ``PATH``) through a wrapper that
+  appends ``-Os``, GCC's smallest level, the reference most projects ship with;
+* ``gcc-os-lto``: the same with ``-flto=1``: GCC's LTO at one job (the partitions are
+  the same as with ``-flto``, the time is comparable at -j1), linked by GNU ld with
+  GCC's linker plugin. Its archives are made by ``gcc-ar``/``gcc-ranlib``: GCC's LTO
+  objects keep their symbols where only GCC's plugin reads them, and an archive indexed
+  by LLVM's tools lists none of them, so its members are never linked. Both GCC modes
+  have ``AR``, ``RANLIB`` and ``NM`` from GCC. They run by default (each costs about
+  what the clang build it pairs with does);
 * ``cc``: ``llm-compiler cc --cache DIR`` (``c++`` for C++) with a fresh, empty cache:
   a cold build; the driver's log goes to ``DIR/logs/<project>.cc.units.jsonl``
   (``LLM_COMPILER_CC_LOG``: the same wrapper serves the rebuild with its own log);
@@ -62,21 +71,28 @@ own tests on that build:
   whose objects carry their IR, and each link also tried with lld's LTO and a list
   chosen for the joined program; to compare with ``clang-oz-lto``.
 
-Every mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode work) and
-``LLVM_BIN``. A compiler is a wrapper script in ``WORK/<project>/tools/<mode>/`` (also
-first on ``PATH``), so that every build system takes it as one program.
+Every other mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode
+work); every mode has ``LLVM_BIN``. A compiler is a wrapper script in
+``WORK/<project>/tools/<mode>/`` (also first on ``PATH``), so that every build system
+takes it as one program.
 
 Measured per mode: configure, build and test wall times; for each linked artifact of
 the project (executables and shared libraries: ``Project.artifacts``) its Berkeley
-``.text + .data`` and SHA-256, and the total. Each (project, mode) appends one JSON
-line to ``DIR/results.jsonl`` as it finishes; a pair already there is skipped unless
+``.text + .data``, its ``sections`` (the same bytes by kind of section:
+:func:`llm_compiler.toolchain.elf.section_sizes`) and SHA-256, and the totals (bytes
+and per kind of section). Each (project, mode) appends one JSON line to
+``DIR/results.jsonl`` as it finishes; a pair already there is skipped unless
 ``--force``, so a killed run loses nothing. Every command and its output is in
 ``DIR/logs/<project>.<mode>.log``. The table at the end (the last record per pair)
-gives the totals, the reductions against ``clang-oz``, the times and their ratios,
-the tests, and the geometric means over projects; a project whose ``cc`` total
+gives the totals, the reductions against ``clang-oz`` (and ``gcc-os``), the times and
+their ratios, the tests, and the geometric means over projects; a project whose ``cc`` total
 exceeds ``clang-oz``'s is flagged. A second table tells where the time of each ``cc``
 mode went, from its driver log (:func:`report.unit_summary`): the units compiled
 (misses), those the cache served (hits), the whole-program links, and the seconds of each.
+A third tells where the bytes are: per project and mode, ``.text``, ``.eh_frame``,
+``.rodata``, ``.data`` and the rest. ``--report`` fills in the sections of a record
+written before they were measured from its artifacts, when they are still on disk with
+the same SHA-256.
 """
 
 from __future__ import annotations
@@ -103,10 +119,10 @@ from report import report, unit_summary
 from llm_compiler.corpus.debian import fetch_source
 from llm_compiler.errors import CompileTimeout, LlmCompilerError, ToolchainError
 from llm_compiler.files import cache_dir
-from llm_compiler.toolchain.elf import berkeley_size
+from llm_compiler.toolchain.elf import SECTION_GROUPS, berkeley_size, section_sizes
 from llm_compiler.toolchain.runner import run_command
 
-DEFAULT_MODES = ("clang-oz", "clang-oz-lto", "cc", "cc-rebuild")
+DEFAULT_MODES = ("clang-oz", "clang-oz-lto", "gcc-os", "gcc-os-lto", "cc", "cc-rebuild")
 #: What each mode's wrapper appends to a clang command line.
 CLANG_FLAGS = {
     "clang-oz": ("-Oz",),
@@ -114,6 +130,8 @@ CLANG_FLAGS = {
         "-Oz", "-flto", "-fuse-ld=lld", "-Wl,--undefined-version", "-Wno-unused-command-line-argument",
     ),
 }  # fmt: skip
+#: What each mode's wrapper appends to a GCC command line.
+GCC_FLAGS = {"gcc-os": ("-Os",), "gcc-os-lto": ("-Os", "-flto=1")}
 #: Environment variables of the caller that would change a build; removed.
 SCRUBBED = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "CXX")
 TAIL = 4000
@@ -199,13 +217,29 @@ def prepared_source(project: Project, sources: Path, log: Path) -> tuple[Path, d
     return tree, json.loads(info_file.read_text())
 
 
+def gcc_tool(name: str) -> Path:
+    """The GCC program ``name`` (``gcc``, ``g++``, ``gcc-ar``...) on ``PATH``.
+
+    Raises:
+        ToolchainError: It is not installed.
+    """
+    found = shutil.which(name)
+    if found is None:
+        raise ToolchainError(
+            f"{name} not found on PATH: the GCC modes need it (bash bench/projects/setup.sh)."
+        )
+    return Path(found)
+
+
 def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple[str, ...] = ()) -> None:
-    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``: clang with the mode's
-    flags, or ``llm-compiler cc``/``c++`` with ``driver_args`` (its own options)."""
+    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``: clang or GCC with the
+    mode's flags, or ``llm-compiler cc``/``c++`` with ``driver_args`` (its own options)."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, clang, driver in (("cc", "clang", "cc"), ("c++", "clang++", "c++")):
+    for name, clang, gcc, driver in (("cc", "clang", "gcc", "cc"), ("c++", "clang++", "g++", "c++")):
         if mode in CLANG_FLAGS:
             line = f'exec {shlex.quote(str(context.llvm_bin / clang))} "$@" {" ".join(CLANG_FLAGS[mode])}'
+        elif mode in GCC_FLAGS:
+            line = f'exec {shlex.quote(str(gcc_tool(gcc)))} "$@" {" ".join(GCC_FLAGS[mode])}'
         else:
             line = f'exec {shlex.join([str(context.llm_compiler), driver, *driver_args])} "$@"'
         path = folder / name
@@ -213,14 +247,23 @@ def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple
         path.chmod(0o755)
 
 
+def binutils(mode: str, context: Context) -> dict[str, str]:
+    """``AR``, ``RANLIB`` and ``NM`` of a mode: GCC's (their LTO plugin reads GCC's LTO
+    objects) in the GCC modes, LLVM's (which read bitcode) in the others."""
+    if mode in GCC_FLAGS:
+        return {key: str(gcc_tool(f"gcc-{key.lower()}")) for key in ("AR", "RANLIB", "NM")}
+    return {key: str(context.llvm_bin / f"llvm-{key.lower()}") for key in ("AR", "RANLIB", "NM")}
+
+
 def environment(
     context: Context,
     tools: Path,
+    mode: str,
     unit_log: Path | None,
     cache_home: Path | None = None,
     runtime_dir: Path | None = None,
 ) -> dict[str, str]:
-    """The environment of every command of a build: the mode's tools, LLVM's binutils;
+    """The environment of every command of a build: the mode's tools and binutils;
     with ``cache_home``, that folder as ``XDG_CACHE_HOME`` (llm-compiler's every cache);
     with ``runtime_dir``, that one as ``XDG_RUNTIME_DIR`` (where the compile server's
     socket is looked for: a new folder means a server of the build's own)."""
@@ -233,9 +276,7 @@ def environment(
         PATH=f"{tools}:{VENV_BIN}:{env.get('PATH', '/usr/bin:/bin')}",
         CC=str(tools / "cc"),
         CXX=str(tools / "c++"),
-        AR=str(context.llvm_bin / "llvm-ar"),
-        RANLIB=str(context.llvm_bin / "llvm-ranlib"),
-        NM=str(context.llvm_bin / "llvm-nm"),
+        **binutils(mode, context),
         LLVM_BIN=str(context.llvm_bin),
         LC_ALL="C",
     )
@@ -323,11 +364,45 @@ def measure_artifacts(tree: Path, patterns: tuple[str, ...]) -> tuple[dict[str, 
                     "text": size.text,
                     "data": size.data,
                     "bytes": size.binary_size,
+                    "sections": section_sizes(data),
                     "sha256": hashlib.sha256(data).hexdigest(),
                 }
         if not matched:
             missing.append(pattern)
     return found, missing
+
+
+def section_totals(artifacts: dict[str, dict[str, Any]]) -> dict[str, int] | None:
+    """The artifacts' ``sections`` summed per group; None when one has none (measured
+    before sections were)."""
+    if any("sections" not in artifact for artifact in artifacts.values()):
+        return None
+    return {group: sum(a["sections"][group] for a in artifacts.values()) for group in SECTION_GROUPS}
+
+
+def fill_sections(records: list[dict[str, Any]]) -> int:
+    """Adds ``sections`` to the built records that lack them, read from their artifacts
+    where these are still in the record's tree with the recorded SHA-256 (a later build
+    may have replaced them). Returns how many records got them."""
+    filled = 0
+    for record in records:
+        if "sections" in record or not record.get("built") or not record.get("artifacts"):
+            continue
+        found = {}
+        for name, artifact in record["artifacts"].items():
+            path = Path(record.get("tree", "")) / name
+            if not path.is_file():
+                break
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != artifact.get("sha256"):
+                break
+            found[name] = section_sizes(data)
+        else:
+            for name, sections in found.items():
+                record["artifacts"][name]["sections"] = sections
+            record["sections"] = section_totals(record["artifacts"])
+            filled += 1
+    return filled
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -359,6 +434,24 @@ def check_lld(context: Context, tools: Path) -> None:
             )
 
 
+def check_gcc_lto(tools: Path, env: dict[str, str]) -> None:
+    """Fails early when GCC's LTO cannot go through an archive: an LTO object archived by
+    the mode's ``AR`` and ``RANLIB`` and linked into a program with GCC's linker plugin."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        (folder / "f.c").write_text("int f(void) { return 42; }\n")
+        (folder / "main.c").write_text("int f(void);\nint main(void) { return f() != 42; }\n")
+        steps: tuple[list[str | Path], ...] = (
+            [tools / "cc", "-c", "f.c", "-o", "f.o"],
+            [env["AR"], "cr", "libf.a", "f.o"],
+            [env["RANLIB"], "libf.a"],
+            [tools / "cc", "main.c", "-L.", "-lf", "-o", "main"],
+            [folder / "main"],
+        )
+        for command in steps:
+            run_command(command, cwd=folder, env=env, timeout=120, subject="GCC's LTO through an archive")
+
+
 def build_and_test(
     project: Project, mode: str, context: Context, source: Path, tree: Path, tools: Path
 ) -> dict[str, Any]:
@@ -385,7 +478,9 @@ def build_and_test(
     # A compile server of an earlier build (or of anyone's) would serve this one with
     # what it preloaded: under --fresh-state the first command starts the build's own.
     runtime = Path(tempfile.mkdtemp(prefix="llm-compiler-bench-")) if cache_home is not None else None
-    env = environment(context, tools, unit_log, cache_home, runtime)
+    env = environment(context, tools, mode, unit_log, cache_home, runtime)
+    if mode == "gcc-os-lto":
+        check_gcc_lto(tools, env)
     values = {
         "cc": str(tools / "cc"),
         "cxx": str(tools / "c++"),
@@ -423,7 +518,10 @@ def build_and_test(
     )
     artifacts, missing = measure_artifacts(tree, project.artifacts) if ok else ({}, list(project.artifacts))
     record.update(
-        artifacts=artifacts, missing=missing, total_bytes=sum(a["bytes"] for a in artifacts.values())
+        artifacts=artifacts,
+        missing=missing,
+        total_bytes=sum(a["bytes"] for a in artifacts.values()),
+        sections=section_totals(artifacts) if ok else None,
     )
     if ok:
         tests = run_steps(project.test, tree, values, env, log, context.timeout)
@@ -677,6 +775,7 @@ def main(argv: list[str]) -> int:
         records = load_records(context.results)
         for folder in args.also:
             records += load_records(folder / "results.jsonl")
+        fill_sections(records)
         print(report(records))
         return 0
     unknown = [name for name in args.projects.split(",") if name not in PROJECTS]
@@ -702,7 +801,9 @@ def main(argv: list[str]) -> int:
             except (LlmCompilerError, OSError) as error:
                 print(f"[{name}] {mode}: could not run: {error}", file=sys.stderr, flush=True)
     print(f"\n{time.monotonic() - started:.0f} s\n")
-    print(report(load_records(context.results)))
+    records = load_records(context.results)
+    fill_sections(records)
+    print(report(records))
     return 0
 
 

@@ -7,7 +7,8 @@ names no compiler: every build runs with ``CC``, ``CXX``, ``AR``, ``RANLIB`` and
 set in the environment, and a command of a step may also name them through the
 placeholders of :data:`PLACEHOLDERS` (plain Makefiles that hard-code ``CC=gcc`` get
 ``CC={cc}`` on make's command line). The harness (``bench_projects.py``) fills them
-in for each mode: clang at ``-Oz``, with LTO, or ``llm-compiler cc``.
+in for each mode: clang at ``-Oz``, GCC at ``-Os``, each with or without LTO, or
+``llm-compiler cc``.
 
 The steps:
 
@@ -23,7 +24,8 @@ The steps:
 Flags: every project keeps its own default flags (autotools ``-g -O2``, the plain
 Makefiles' own ``CFLAGS``); CMake gets no build type and meson ``--buildtype=plain``,
 as Debian builds them, so no ``-DNDEBUG`` creeps in. The compiler decides the
-optimization level: the clang wrappers append ``-Oz`` last (the last ``-O`` wins), and
+optimization level: the clang wrappers append ``-Oz`` last (the last ``-O`` wins), the
+GCC ones ``-Os``, and
 ``llm-compiler cc`` ignores the build's ``-O`` levels.
 
 Artifacts are globs relative to the build tree: what the project ships (its shared
@@ -45,7 +47,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 
 #: What a step's arguments (and its environment values) may name, filled in per mode:
 #: ``{cc}``, ``{cxx}``: the mode's C and C++ compiler wrappers; ``{ar}``, ``{ranlib}``,
-#: ``{nm}``: LLVM's archiver, index and symbol tools; ``{jobs}``: parallel jobs;
+#: ``{nm}``: the mode's archiver, index and symbol tools (LLVM's; GCC's ``gcc-ar``,
+#: ``gcc-ranlib`` and ``gcc-nm`` in the GCC modes); ``{jobs}``: parallel jobs;
 #: ``{tree}``: the build tree (absolute); ``{bench}``: this folder.
 PLACEHOLDERS = ("cc", "cxx", "ar", "ranlib", "nm", "jobs", "tree", "bench")
 
@@ -293,7 +296,8 @@ LUA = Project(
 
 #: The benchmark's modes, in the order they run (see bench_projects.py).
 MODES = (
-    "clang-oz", "clang-oz-lto", "cc", "cc-warm", "cc-rebuild", "cc-j8", "cc-tuned", "cc-whole-program",
+    "clang-oz", "clang-oz-lto", "gcc-os", "gcc-os-lto",
+    "cc", "cc-warm", "cc-rebuild", "cc-j8", "cc-tuned", "cc-whole-program",
 )  # fmt: skip
 
 #: Every project, in the order the benchmark runs them.

@@ -1,8 +1,9 @@
 """The tables of the real-project benchmark: bytes and times per project and mode.
 
 :func:`report` reads the records ``bench_projects.py`` appends to ``results.jsonl`` and
-prints two markdown tables of the last record per (project, mode). The first: total
-bytes and the reductions against clang -Oz; the times of clang -Oz, of the cold ``cc``
+prints three markdown tables of the last record per (project, mode). The first: total
+bytes and the reductions against clang -Oz (and against gcc -Os, when a ``gcc-os``
+record is there); the times of clang -Oz, of the cold ``cc``
 build, of ``cc-warm`` (verdicts warm, objects cold) and their ratios to clang -Oz's;
 the rebuild's build phase over clang -Oz's; clang -Oz -flto's time and the
 whole-program build's over it; the tests of each mode, whether the warm and parallel
@@ -10,7 +11,11 @@ builds were byte-identical to the cold one; and the geometric means over project
 project whose ``llm-compiler cc`` total exceeds clang -Oz's is flagged. The second,
 where the time goes: per project and ``cc`` mode, from the driver's log
 (:func:`unit_summary`), the units compiled (misses), those the cache served (hits), the
-whole-program links, and the seconds the driver spent in each.
+whole-program links, and the seconds the driver spent in each. The third, where the
+bytes are (:func:`section_table`): per project and mode, the artifacts' bytes by kind
+of section, their total and its reductions against clang -Oz and gcc -Os; then per mode
+the sums over projects and the geometric means of those reductions. A record written
+before sections were measured shows ``-`` in their cells.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from projects import MODES, PROJECTS
+
+from llm_compiler.toolchain.elf import SECTION_GROUPS
 
 
 def geomean(values: list[float]) -> float | None:
@@ -35,6 +42,20 @@ SIZE_MODES = (
     ("cc-whole-program", "whole program"),
     ("clang-oz-lto", "-Oz -flto"),
 )
+#: The size columns against gcc -Os, shown for the modes of the records when ``gcc-os``
+#: is among them: (mode, heading).
+GCC_SIZE_MODES = (
+    ("clang-oz", "-Oz"),
+    ("cc", "cc"),
+    ("cc-tuned", "tuned"),
+    ("cc-whole-program", "whole program"),
+    ("clang-oz-lto", "-Oz -flto"),
+    ("gcc-os-lto", "gcc -Os -flto"),
+)
+#: The modes whose measured artifacts must be those of clang -Oz.
+COMPARED_MODES = (*(mode for mode, _ in SIZE_MODES), "gcc-os", "gcc-os-lto")
+#: The baselines of the section table: (mode, heading).
+BASELINES = (("clang-oz", "vs clang -Oz"), ("gcc-os", "vs gcc -Os"))
 #: The time ratios: key -> (mode, its time field, the baseline mode, the baseline's field).
 TIME_RATIOS = {
     "cold": ("cc", "total_s", "clang-oz", "total_s"),
@@ -105,7 +126,10 @@ def report(records: list[dict[str, Any]]) -> str:
         record = latest.get((project, mode))
         return record[key] if record and record.get("built") else None
 
+    present = {mode for (_, mode), record in latest.items() if record.get("built")}
+    gcc_modes = [(m, h) for m, h in GCC_SIZE_MODES if m in present] if "gcc-os" in present else []
     headings = [f"{heading} vs -Oz" for _, heading in SIZE_MODES]
+    headings += [f"{heading} vs gcc -Os" for _, heading in gcc_modes]
     lines = [
         "| project | clang -Oz B | "
         + " | ".join(headings)
@@ -113,22 +137,29 @@ def report(records: list[dict[str, Any]]) -> str:
         + "| whole-program s | wp/-flto | tests "
         + "/".join(MODES)
         + " | warm identical | -j identical |",
-        "|" + "---|" * (14 + len(SIZE_MODES)),
+        "|" + "---|" * (14 + len(headings)),
     ]
-    ratios: dict[str, list[float]] = {key: [] for key in (*(m for m, _ in SIZE_MODES), *TIME_RATIOS)}
-    totals: dict[str, list[float]] = {mode: [0, 0] for mode, _ in SIZE_MODES}  # [mode, clang -Oz]
+    size_keys = [*(m for m, _ in SIZE_MODES), *(f"{m} vs gcc" for m, _ in gcc_modes)]
+    ratios: dict[str, list[float]] = {key: [] for key in (*size_keys, *TIME_RATIOS)}
+    totals: dict[str, list[float]] = {key: [0, 0] for key in size_keys}  # [mode, its baseline]
     larger, different = [], []
     for name in names:
         oz = field(name, "clang-oz", "total_bytes")
+        os_ = field(name, "gcc-os", "total_bytes")
         row: dict[str, float | None] = {}
-        for mode, _ in SIZE_MODES:
+        for key, mode, reference in [
+            *((m, m, oz) for m, _ in SIZE_MODES),
+            *((f"{m} vs gcc", m, os_) for m, _ in gcc_modes),
+        ]:
             size = field(name, mode, "total_bytes")
-            row[mode] = ratio(size, oz)
-            if size is not None and oz is not None:
-                totals[mode][0] += size
-                totals[mode][1] += oz
-                if mode.startswith("cc") and size > oz:
+            row[key] = ratio(size, reference)
+            if size is not None and reference is not None:
+                totals[key][0] += size
+                totals[key][1] += reference
+                if key == mode and mode.startswith("cc") and size > reference:
                     larger.append(f"{name}: {mode} {size:.0f} B > clang -Oz {oz:.0f} B")
+        for mode in COMPARED_MODES:
+            if field(name, mode, "total_bytes") is not None and oz is not None:
                 artifacts = (latest[name, mode]["artifacts"], latest[name, "clang-oz"]["artifacts"])
                 if set(artifacts[0]) != set(artifacts[1]):
                     different.append(f"{name}: {mode} measured other artifacts than clang-oz")
@@ -154,14 +185,14 @@ def report(records: list[dict[str, Any]]) -> str:
                 cell(row["whole"], "{:.2f}"),
             )
         )
-        sizes = " | ".join(cell(reduction(row[mode]), "{:+.2f} %") for mode, _ in SIZE_MODES)
+        sizes = " | ".join(cell(reduction(row[key]), "{:+.2f} %") for key in size_keys)
         lines.append(
             f"| {name} | {cell(oz)} | {sizes} | {times} | {tests} "
             f"| {identical(latest.get((name, 'cc-warm')))} | {identical(latest.get((name, 'cc-j8')))} |"
         )
     means = {key: geomean(values) for key, values in ratios.items()}
     mean_sizes = " | ".join(
-        f"{cell(reduction(means[mode]), '{:+.2f} %')} (n={len(ratios[mode])})" for mode, _ in SIZE_MODES
+        f"{cell(reduction(means[key]), '{:+.2f} %')} (n={len(ratios[key])})" for key in size_keys
     )
     mean_times = {key: f"{cell(means[key], '{:.2f}')} (n={len(ratios[key])})" for key in TIME_RATIOS}
     lines.append(
@@ -169,8 +200,8 @@ def report(records: list[dict[str, Any]]) -> str:
         f"| {mean_times['rebuild']} | | | {mean_times['whole']} | | | |"
     )
     total_sizes = " | ".join(
-        cell(reduction(ratio(*totals[mode])), "{:+.2f} %") + f" ({totals[mode][1] - totals[mode][0]:+.0f} B)"
-        for mode, _ in SIZE_MODES
+        cell(reduction(ratio(*totals[key])), "{:+.2f} %") + f" ({totals[key][1] - totals[key][0]:+.0f} B)"
+        for key in size_keys
     )
     lines.append(f"| total bytes over projects | | {total_sizes} |" + " |" * 12)
     notes = [
@@ -181,7 +212,8 @@ def report(records: list[dict[str, Any]]) -> str:
         "an empty verdict store too); warm: the same with the verdict store the cold build left "
         "(with --fresh-state; else one more cold build); rebuild/clang: the build phase of the "
         "warm-cache rebuild over clang -Oz's build phase; wp/-flto: the whole-program build "
-        "over clang -Oz -flto's. Identical: the linked artifacts' bytes equal the cold cc build's.",
+        "over clang -Oz -flto's. Identical: the linked artifacts' bytes equal the cold cc build's."
+        + (" `vs gcc -Os`: the reduction against gcc -Os, in the same way." if gcc_modes else ""),
     ]
     notes.extend(f"**WARNING: larger than clang -Oz: {line}**" for line in larger)
     notes.extend(f"warning: {line}" for line in different)
@@ -193,7 +225,7 @@ def report(records: list[dict[str, Any]]) -> str:
     ]
     if failed:
         notes.append("failed (build or tests): " + ", ".join(sorted(failed)))
-    return "\n".join([*lines, *notes, "", time_table(latest, names)])
+    return "\n".join([*lines, *notes, "", time_table(latest, names), "", section_table(latest, names)])
 
 
 def time_table(latest: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> str:
@@ -238,6 +270,77 @@ def time_table(latest: dict[tuple[str, str], dict[str, Any]], names: list[str]) 
         "wall time not in those (make, configure's scripts, the links handed to clang, each "
         "command's start-up before the driver runs), at -j1 only.",
     ]
+    return "\n".join(lines)
+
+
+def section_table(latest: dict[tuple[str, str], dict[str, Any]], names: list[str]) -> str:
+    """Where the bytes are: per project and built mode, the linked artifacts' bytes by
+    group of :data:`SECTION_GROUPS` (``-`` for a record measured before sections were),
+    their total, and its reductions against clang -Oz and gcc -Os; then per mode the
+    sums over projects and the geometric means over projects of those reductions."""
+    columns = " | ".join(SECTION_GROUPS)
+    baselines = " | ".join(heading for _, heading in BASELINES)
+    lines = [
+        "Where the bytes are (sections of the linked artifacts, bytes):",
+        "",
+        f"| project | mode | {columns} | total | {baselines} |",
+        "|" + "---|" * (3 + len(SECTION_GROUPS) + len(BASELINES)),
+    ]
+    modes = [mode for mode in MODES if any(m == mode and r.get("built") for (_, m), r in latest.items())]
+    # Per mode: the group sums over projects (None once a record has no sections), the
+    # total, the projects, and the per-project ratios to each baseline.
+    sums: dict[str, dict[str, int] | None] = {mode: dict.fromkeys(SECTION_GROUPS, 0) for mode in modes}
+    total: dict[str, int] = dict.fromkeys(modes, 0)
+    count: dict[str, int] = dict.fromkeys(modes, 0)
+    ratios: dict[tuple[str, str], list[float]] = {(m, b): [] for m in modes for b, _ in BASELINES}
+    mismatched = []
+    for name in names:
+        for mode in modes:
+            record = latest.get((name, mode))
+            if record is None or not record.get("built"):
+                continue
+            sections = record.get("sections")
+            size = record["total_bytes"]
+            total[mode] += size
+            count[mode] += 1
+            mode_sums = sums[mode]
+            if sections is None or mode_sums is None:
+                sums[mode] = None
+            else:
+                for group in SECTION_GROUPS:
+                    mode_sums[group] += sections[group]
+                if sum(sections.values()) != size:
+                    mismatched.append(f"{name} {mode}")
+            cells = []
+            for base, _ in BASELINES:
+                baseline = latest.get((name, base))
+                value = None
+                if base != mode and baseline and baseline.get("built"):
+                    value = ratio(size, baseline["total_bytes"])
+                if value is not None:
+                    ratios[mode, base].append(value)
+                cells.append(cell(reduction(value), "{:+.2f} %"))
+            groups = " | ".join(cell(None if sections is None else sections[g]) for g in SECTION_GROUPS)
+            lines.append(f"| {name} | {mode} | {groups} | {size} | {' | '.join(cells)} |")
+    for mode in modes:
+        mode_sums = sums[mode]
+        groups = " | ".join(cell(None if mode_sums is None else mode_sums[g]) for g in SECTION_GROUPS)
+        means = " | ".join(
+            f"{cell(reduction(geomean(ratios[mode, base])), '{:+.2f} %')} (n={len(ratios[mode, base])})"
+            for base, _ in BASELINES
+        )
+        lines.append(f"| total over {count[mode]} projects | {mode} | {groups} | {total[mode]} | {means} |")
+    lines += [
+        "",
+        "Bytes of the linked artifacts by section, as `llvm-size` counts them (allocated, "
+        "file-backed): .text code; .eh_frame all unwind tables (.eh_frame_hdr, "
+        ".gcc_except_table...); .rodata read-only data; .data writable data; other the rest "
+        "(symbol, relocation and version tables of the dynamic linker, notes...). vs: the "
+        "reduction of the total against that mode's (positive is smaller); in the totals' rows "
+        "the geometric mean over projects of the per-project ratios.",
+    ]
+    if mismatched:
+        lines.append("warning: sections do not add up to the total: " + ", ".join(mismatched))
     return "\n".join(lines)
 
 

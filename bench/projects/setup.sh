@@ -2,7 +2,8 @@
 # Installs what the real-project benchmark needs beyond scripts/setup.sh: the tools the
 # projects' own build systems call (autoreconf and libtool for libyaml, expat and Lua,
 # readline for Lua's interpreter, dpkg-architecture for its header), lld for the
-# `clang -Oz -flto` mode, and meson + ninja (serd) into the virtual environment.
+# `clang -Oz -flto` mode, GCC (gcc, g++, gcc-ar and its kin) for the `gcc -Os` modes, and
+# meson + ninja (serd) into the virtual environment.
 #   bash scripts/setup.sh && bash bench/projects/setup.sh
 # Idempotent: a second run installs nothing. apt-get source's deb-src entries are added
 # by the benchmark itself when it fetches a package (llm_compiler.corpus.debian).
@@ -25,6 +26,8 @@ need autoconf command -v autoconf
 need automake command -v automake
 need libtool command -v libtoolize
 need make command -v make
+need gcc sh -c 'command -v gcc && command -v gcc-ar'
+need g++ command -v g++
 need cmake command -v cmake
 need pkg-config command -v pkg-config
 need dpkg-dev command -v dpkg-architecture
