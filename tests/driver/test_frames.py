@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from llm_compiler.core.frames import FRAME_POINTER
 from llm_compiler.toolchain.elf import berkeley_size, section_sizes
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import run_command
@@ -75,3 +76,41 @@ def test_the_users_frame_pointer_flags_and_oz_mode_get_no_choice(tmp_path: Path)
         assert line["frames"] == "", (flags, line)
     line = compile_unit(tmp_path, driver=("--oz",))
     assert line["frames"] == "" and line["kept"] in ("oz", "clang-oz")
+
+
+def test_a_whole_program_build_carries_the_choice_into_its_links(
+    toolchain: Toolchain, tmp_path: Path
+) -> None:
+    """The IR a whole-program object carries gives the same functions a frame pointer,
+    compiled anew or served by the cache."""
+    (tmp_path / "unit.c").write_text(UNIT + "int whole_program_marker;\n")  # a unit of its own: a miss first
+    for attempt in ("miss", "hit"):
+        log = tmp_path / f"{attempt}.jsonl"
+        compiled = run_cli(
+            "cc", "--whole-program", "--log", str(log), "-O2", "-c", "unit.c", "-o", "unit.o", cwd=tmp_path
+        )
+        assert compiled.returncode == 0, compiled.stderr
+        [line] = [json.loads(text) for text in log.read_text().splitlines()]
+        assert line["frame_functions"] == ["constants"] and line["cached"] is (attempt == "hit")
+        section = tmp_path / "carried.bc"
+        run_command(
+            [toolchain.tool("llvm-objcopy"), "--dump-section=.llvm.lto=" + str(section), tmp_path / "unit.o"],
+            timeout=60,
+        )
+        carried = run_command([toolchain.tool("llvm-dis"), section, "-o", "-"], timeout=60).stdout_text
+        given = {
+            line.split("@")[1].split("(")[0]
+            for line in carried.splitlines()
+            if line.startswith("define") and "#" in line and FRAME_POINTER in attributes_of(carried, line)
+        }
+        assert given == {"constants"}
+    (tmp_path / "main.c").write_text(MAIN)
+    linked = run_cli("cc", "--whole-program", "-O2", "main.c", "unit.o", "-o", "program", cwd=tmp_path)
+    assert linked.returncode == 0, linked.stderr
+    ran = subprocess.run([tmp_path / "program"], capture_output=True, text=True, check=True, timeout=30)
+    assert ran.stdout == run_program(toolchain, tmp_path, tmp_path / "unit.o")
+
+
+def attributes_of(ir: str, define: str) -> str:
+    group = define.rsplit("#", 1)[1].split()[0]
+    return next(line for line in ir.splitlines() if line.startswith(f"attributes #{group} ="))

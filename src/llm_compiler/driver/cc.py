@@ -396,11 +396,12 @@ class Driver:
             reason = f"front end failed with status {exit_status(front.returncode)}"
             return self._fallback(unit, replace(log, reason=reason), started), None
         key = self._key(unit.codegen_flags, front.stdout)
-        if key is not None and self.save_ir is None and self._from_cache(key, unit, log, started):
+        hit = self._from_cache(key, unit, log, started) if key is not None and self.save_ir is None else None
+        if hit is not None and key is not None:
             self._show(front.stderr, self.stderr)
             if self._remembers(key):
                 self._remember(unit, key, completed(self._listing, unit), front.stderr, since_ns)
-            return 0, front.stdout
+            return 0, _carried(front.stdout, hit.frame_functions)
         # What does not depend on the choice runs beside it: clang's own -Oz of the IR,
         # the listing of the files the front end read, the lowering of -Oz's IR.
         background = ThreadPoolExecutor(max_workers=2)
@@ -451,7 +452,7 @@ class Driver:
             store.count("miss", log.seconds)
             if listing is not None:
                 self._remember(unit, key, listing, front.stderr, since_ns)
-        return 0, front.stdout
+        return 0, _carried(front.stdout, log.frame_functions)
 
     def _llvm_text(self) -> str:
         return f"{self.toolchain.version} ({self.toolchain.bin_dir})"
@@ -473,26 +474,31 @@ class Driver:
             choosers=f"{self.objective.value}; {self.choosers_identity}",
         )
 
-    def _from_cache(self, key: str, unit: UnitCompile, log: UnitLog, started: float) -> bool:
-        """Writes the cached object of ``key``, if any; True when the unit is done."""
+    def _from_cache(self, key: str, unit: UnitCompile, log: UnitLog, started: float) -> UnitLog | None:
+        """Writes the cached object of ``key``, if any; its log line when the unit is done."""
         assert self.cache is not None
         entry = self.cache.get(key)
         if entry is None:
-            return False
+            return None
         try:
             write_object(Path(unit.output), entry.object)
         except OSError:
-            return False  # compiled as on a miss, which falls back to clang if this persists
+            return None  # compiled as on a miss, which falls back to clang if this persists
         fields = {name: value for name, value in entry.record.items() if name in UnitLog.__dataclass_fields__}
         made = UnitLog(
-            **{**fields, "new_imports": tuple(fields.get("new_imports", ())), "arguments": log.arguments}
+            **{
+                **fields,
+                "new_imports": tuple(fields.get("new_imports", ())),
+                "frame_functions": tuple(fields.get("frame_functions", ())),
+                "arguments": log.arguments,
+            }
         )
         seconds = time.monotonic() - started
         self._record(
             replace(made, source=log.source, output=log.output, cwd=log.cwd, cached=True, seconds=seconds)
         )
         self.cache.count("hit", seconds)
-        return True
+        return made
 
     def _remembers(self, key: str | None) -> bool:
         """Whether a unit compiled under ``key`` is remembered for direct hits."""
@@ -759,3 +765,12 @@ class Driver:
             from llm_compiler.driver.log import with_sections
 
             append_line(self.log, with_sections(log).to_json())
+
+
+def _carried(ir: bytes | None, functions: Sequence[str]) -> bytes | None:
+    """The IR a whole-program object carries (:func:`llm_compiler.driver.frames.carried_ir`)."""
+    if not functions:
+        return ir
+    from llm_compiler.driver.frames import carried_ir
+
+    return carried_ir(ir, functions)

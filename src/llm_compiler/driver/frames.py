@@ -8,6 +8,9 @@ passes :meth:`~llm_compiler.selection.select.Selector.check_object`: built again
 the IR, the same bytes; the target's own link, its own run and the user's check, as any
 joined object. Otherwise the decided object stands and the log line says why.
 
+A whole-program build's objects carry their unit's IR with the same functions given
+the same attribute (:func:`carried_ir`), so its LTO links keep the choice.
+
 No choice is made where the build's line decides frame pointers itself
 (:data:`~llm_compiler.core.frames.USER_FRAME_FLAGS`), where the object has no unwind
 tables (a frame pointer would only cost), or without a selection layer to check it.
@@ -17,14 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from llm_compiler.core.frames import choose_frames, user_decides_frames
+from llm_compiler.core.frames import FRAME_POINTER, choose_frames, user_decides_frames
 from llm_compiler.core.program import Program
 from llm_compiler.driver.diagnostics import Lowered, backend_messages
 from llm_compiler.driver.records import UnitLog
 from llm_compiler.errors import LlmCompilerError, reason_of
-from llm_compiler.selection import Selector
 from llm_compiler.toolchain.elf import section_sizes
+from llm_compiler.toolchain.ir import with_function_attribute
+
+if TYPE_CHECKING:
+    from llm_compiler.selection import Selector
 
 
 class _SaysOtherwise(LlmCompilerError):
@@ -92,4 +99,13 @@ def smaller_frames(
         why = f"{log.reason}; {choice.note} ({choice.size}): {check.verdict}: {check.detail[:200]}"
         return kept, replace(log, reason=why)
     note = f"{choice.note}: {log.size} -> {choice.size} ({check.verdict})"
-    return choice.obj, replace(log, size=choice.size, frames=note)
+    return choice.obj, replace(log, size=choice.size, frames=note, frame_functions=choice.functions)
+
+
+def carried_ir(ir: bytes | None, functions: Sequence[str]) -> bytes | None:
+    """The unoptimized IR a whole-program object carries: the unit's, with the frame
+    pointers its object was given in the same functions, so that the links made from
+    it (:mod:`llm_compiler.driver.whole_program`) keep the choice."""
+    if ir is None or not functions:
+        return ir
+    return with_function_attribute(ir.decode(), FRAME_POINTER, set(functions)).encode()

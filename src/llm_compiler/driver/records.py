@@ -96,6 +96,8 @@ class UnitLog:
         frames: Which functions of the kept object were given a frame pointer because
             that made it smaller (:mod:`llm_compiler.driver.frames`), and the sizes before
             and after; "" when none was.
+        frame_functions: Those functions' names (the IR a whole-program build carries
+            gives them the same attribute).
         sections: The kept object's (or linked file's) bytes by group of
             :data:`~llm_compiler.toolchain.elf.SECTION_GROUPS`
             (:func:`~llm_compiler.toolchain.elf.section_sizes`); None when not built or
@@ -124,6 +126,7 @@ class UnitLog:
     verdict: str = ""
     arguments: tuple[str, ...] = ()
     frames: str = ""
+    frame_functions: tuple[str, ...] = ()
     sections: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
