@@ -121,7 +121,13 @@ DECIDED: dict[tuple[str, str], str] = {
     ("llm_compiler.validation.gate", "Gate._run_user_check"): (
         "not an object: the candidate's object in a scratch folder for the user's --check command"
     ),
+    ("llm_compiler.toolchain.gcc", "GccSource.compile"): (
+        "not an object: a corpus unit's GCC source unpacked to a scratch folder for gcc -Os, the reference"
+    ),
     # Reports, caches, logs, the tool's own files.
+    ("llm_compiler.corpus.store", "CorpusStore.add"): (
+        "not an object: a corpus unit's GCC-preprocessed source (gzip), what gcc-os compiles"
+    ),
     ("llm_compiler.toolchain.zygote", "start"): "not an object: the zygote's log of requests",
     ("llm_compiler.validation.reduce", "write_reproducer"): (
         "not an object: a miscompile reproducer's expected output (a report)"

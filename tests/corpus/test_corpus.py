@@ -336,3 +336,52 @@ def test_a_real_debian_package_end_to_end(tmp_path: Path) -> None:
     assert all(unit.split == "validation" for unit in units)
     pinned = CorpusStore(corpus).pinned_packages()["libgsm"]
     assert pinned["status"] == "done" and pinned["dsc_sha256"]
+
+
+def test_units_keep_their_gcc_preprocessed_source(tree: Path, corpus_compiler: Compiler) -> None:
+    import gzip
+    import subprocess
+
+    (tree / "include" / "config.h").write_text("")
+    store = CorpusStore(tree.parent / "with-gcc")
+    builder = CorpusBuilder(
+        store, corpus_compiler, EstimatedTokenCounter(), prompt=flag_tuning_prompt, token_limit=60
+    )
+    options = FrontendOptions(
+        include_dirs=(str(tree / "include"),), defines={"SEED": "9"}, extra_flags=("-std=gnu11", "-O2")
+    )
+    provenance = Provenance("debian", "libsum", "1.0-1", file="src/table.c")
+    report = builder.add([SourceFile(tree / "src" / "table.c", options, provenance, tree=tree)], "train")
+    assert report.added == 1 and report.functions == 2
+    units = list(store.units())
+    (whole,) = [unit for unit in units if unit.kind == "unit"]
+    kept = whole.extra["gcc"]
+    assert kept == {
+        "source": f"gcc/{whole.id[:2]}/{whole.id}.i.gz",
+        "flags": ["-std=gnu11"],
+        "target": None,
+        "language": "c",
+    }
+    text = gzip.decompress((store.root / kept["source"]).read_bytes()).decode()
+    by_hand = subprocess.run(
+        ["gcc", f"-I{tree / 'include'}", "-DSEED=9", "-std=gnu11", "-E", tree / "src" / "table.c"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert text == by_hand.replace(str(tree), "libsum-1.0-1") and str(tree) not in text
+    source = whole.gcc_source(store.root)
+    (tree.parent / "unit.i").write_text(by_hand)
+    subprocess.run(
+        ["gcc", "-Os", "-std=gnu11", "-c", tree.parent / "unit.i", "-o", tree.parent / "u.o"], check=True
+    )
+    assert source is not None and source.compile(lto=False) == (tree.parent / "u.o").read_bytes()
+    # function units have no source of their own; a rebuild removes the kept source too
+    assert all("gcc" not in unit.extra for unit in units if unit.kind == "function")
+    assert store.remove_package("debian", "libsum") == 3
+    assert not (store.root / kept["source"]).exists()
+    plain = CorpusBuilder(
+        CorpusStore(tree.parent / "without"), corpus_compiler, EstimatedTokenCounter(),
+        prompt=flag_tuning_prompt, keep_gcc=False,
+    )  # fmt: skip
+    plain.add([SourceFile(tree / "src" / "table.c", options, provenance, tree=tree)], "train")
+    assert all("gcc" not in unit.extra for unit in plain.store.units())
+    assert not (plain.store.root / "gcc").exists()

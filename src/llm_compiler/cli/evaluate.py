@@ -44,6 +44,8 @@ from llm_compiler.selection import make_gate
 
 EXAMPLES = """examples:
   llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
+  llm-compiler evaluate flag-tuning examples/ --system oz --system gcc-os --system gcc-os-lto --out runs/gcc
+  llm-compiler evaluate flag-tuning examples/ --system tune:100 --system tune:100+frames --system gcc-os
   llm-compiler evaluate flag-tuning 'corpus:~/.local/share/llm-compiler/corpus?split=test&limit=50' \\
       --system oz --system tune:100 --system hf:facebook/llm-compiler-7b-ftd --out runs/eval --resume
   llm-compiler evaluate disassembly examples/ --model gguf:llm-compiler-7b-ftd.Q4_K_M.gguf --out runs/dis
@@ -77,8 +79,14 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="size reduction against -Oz, zero-shot and with -Oz backup, per system",
         description=(
             "Runs each --system on every unit: oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner, "
-            "budget N) or a model spec. Every list is measured and validated before it counts as an "
-            "improvement; gains found but not validated are reported apart."
+            "budget N), builtin[:k=N], common:N, random:N, local:N, a model spec, or gcc-os and "
+            "gcc-os-lto (GCC's size for the same unit, gcc -Os and gcc -Os -flto, as the reference a "
+            "user could switch to; a corpus keeps the GCC source of units added with GCC installed). "
+            "SYSTEM+frames (tune:100+frames) applies what `llm-compiler cc` keeps besides the list: frame "
+            "pointers in the functions whose unwind tables they shrink, checked as any object. "
+            "Every list is measured and validated before it counts as an improvement; gains found but "
+            "not validated are reported apart. Reports show each system's bytes per section "
+            "(.text, .eh_frame, .rodata, .data, other)."
         ),
     )
     add_program_arguments(flags)
@@ -87,7 +95,8 @@ def add_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         action="append",
         required=True,
         metavar="SYSTEM",
-        help="oz, o3, o2, os, passes:PIPELINE, tune:N or a model spec (repeatable)",
+        help="oz, o3, o2, os, passes:PIPELINE, tune:N, builtin, common:N, random:N, local:N, gcc-os, "
+        "gcc-os-lto or a model spec, each of lists also as SYSTEM+frames (repeatable)",
     )
     flags.add_argument(
         "--suite", action="append", default=[], metavar="NAME", help="PassListEval suites (default: builtin)"

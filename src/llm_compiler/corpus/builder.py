@@ -13,6 +13,13 @@ Paths are made reproducible: sources of a package are compiled with
 ``source_filename`` lines are rewritten the same way, so the same package version
 gives the same content hashes wherever it is unpacked.
 
+Where GCC for a unit's target is installed, the unit's source preprocessed by GCC
+(``gcc -E`` with the file's flags translated, :mod:`llm_compiler.toolchain.gcc`) is
+stored beside its IR with GCC's code-generation flags, so ``gcc-os`` can compile the
+same unit later without the source tree; a unit is added without it when no GCC is
+installed for its target or GCC cannot preprocess it (logged). Per-function units have
+no source of their own.
+
 Anything that fails (a file that does not compile, a unit that does not measure
 under -Oz, a function llvm-extract cannot take out) is recorded in the store's
 failures with the reason, and excluded.
@@ -21,6 +28,7 @@ failures with the reason, and excluded.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -34,8 +42,11 @@ from llm_compiler.corpus.functions import extract_function, module_bitcode
 from llm_compiler.corpus.store import SPLITS, CorpusStore, Failure, Provenance, Unit
 from llm_compiler.corpus.tokens import PROMPT_TOKEN_BUDGET, TokenCounter
 from llm_compiler.errors import InvalidInput, LlmCompilerError
+from llm_compiler.toolchain import gcc
 from llm_compiler.toolchain.frontend import FrontendOptions, emit_ir, language_of
 from llm_compiler.toolchain.ir import count_instructions, defined_functions
+
+logger = logging.getLogger(__name__)
 
 #: The paper's prompt budget for flag tuning and emulation (system notes, section 8).
 DEFAULT_TOKEN_LIMIT = PROMPT_TOKEN_BUDGET
@@ -91,6 +102,21 @@ def _rewrite_paths(ir: str, tree: Path, prefix: str) -> str:
     return re.sub(r"^(; ModuleID = |source_filename = ).*$", rewrite, ir, count=2, flags=re.MULTILINE)
 
 
+def _rewrite_line_markers(text: str, tree: Path, prefix: str) -> str:
+    root = str(tree)
+    return re.sub(r'^# \d+ ".*$', lambda m: m.group(0).replace(root, prefix), text, flags=re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class GccKept:
+    """A unit's GCC-preprocessed source and how to compile it (``Unit.extra["gcc"]``)."""
+
+    text: str
+    flags: tuple[str, ...]
+    target: str | None
+    language: str
+
+
 class CorpusBuilder:
     """Adds source files to a corpus store.
 
@@ -103,6 +129,8 @@ class CorpusBuilder:
         token_limit: Prompts above this many tokens are split per function.
         split_functions: Split units over the limit (True, as the paper did).
         jobs: Files processed at once.
+        keep_gcc: Keep each source unit's GCC-preprocessed source where GCC for its
+            target is installed (True).
     """
 
     def __init__(
@@ -115,7 +143,9 @@ class CorpusBuilder:
         token_limit: int = DEFAULT_TOKEN_LIMIT,
         split_functions: bool = True,
         jobs: int = 2,
+        keep_gcc: bool = True,
     ) -> None:
+        self.keep_gcc = keep_gcc
         self.store = store
         self.compiler = compiler
         self.counter = counter
@@ -183,23 +213,53 @@ class CorpusBuilder:
             )
         return AddReport(failed=1)
 
+    def _options(self, file: SourceFile) -> tuple[FrontendOptions, str]:
+        """The file's front-end options with its tree mapped to ``<package>-<version>``."""
+        if file.tree is None:
+            return file.options, ""
+        prefix = f"{file.provenance.package}-{file.provenance.version.split(':')[-1]}".rstrip("-")
+        flags = (*file.options.extra_flags, f"-ffile-prefix-map={file.tree}={prefix}")
+        return replace(file.options, extra_flags=flags), prefix
+
     def _load(self, file: SourceFile) -> Program:
         language = language_of(file.path)
         if language == "ir":
             return self.compiler.load(file.path)
-        options = file.options
-        prefix = ""
-        if file.tree is not None:
-            prefix = f"{file.provenance.package}-{file.provenance.version.split(':')[-1]}".rstrip("-")
-            options = replace(
-                options, extra_flags=(*options.extra_flags, f"-ffile-prefix-map={file.tree}={prefix}")
-            )
+        options, prefix = self._options(file)
         ir = emit_ir(self.compiler.toolchain, file.path, options, timeout=self.compiler.timeout)
         if file.tree is not None:
             ir = _rewrite_paths(ir, file.tree, prefix)
         return Program(name=f"{file.provenance.package}/{file.provenance.file}", ir=ir, language=language)
 
-    def _measure_and_store(self, program: Program, provenance: Provenance, split: str) -> tuple[Unit, bool]:
+    def _gcc(self, file: SourceFile) -> GccKept | None:
+        """The file preprocessed by GCC, or None (IR, no GCC for its target, or GCC fails)."""
+        language = language_of(file.path)
+        if not self.keep_gcc or language == "ir":
+            return None
+        options, prefix = self._options(file)
+        flags = options.to_flags()
+        target = options.target or gcc.target_of(flags)
+        try:
+            gcc.gcc_driver(target, language)
+        except InvalidInput as missing:
+            logger.debug("%s: no GCC source kept: %s", file.path, missing)
+            return None
+        try:
+            text = gcc.preprocess(
+                file.path, gcc.translate_flags(flags, target=target), target=target, language=language,
+                cwd=options.cwd, timeout=self.compiler.timeout,
+            )  # fmt: skip
+        except LlmCompilerError as error:
+            logger.warning("%s: no GCC source kept (gcc-os will not report it): %s", file.path, error)
+            return None
+        if file.tree is not None:
+            text = _rewrite_line_markers(text, file.tree, prefix)
+        # the original flags: the tree's path is already mapped in the text, and no path is stored
+        return GccKept(text, tuple(gcc.codegen_flags(file.options.to_flags())), target, language)
+
+    def _measure_and_store(
+        self, program: Program, provenance: Provenance, split: str, kept: GccKept | None = None
+    ) -> tuple[Unit, bool]:
         o0 = self.compiler.measure(program, self.compiler.passes(O0_PIPELINE))
         oz = self.compiler.measure(program, self.compiler.passes(OZ_PIPELINE))
         unit = Unit(
@@ -214,8 +274,13 @@ class CorpusBuilder:
             token_counter=self.counter.name,
             llvm_version=self.compiler.llvm_version,
         )
+        if kept is not None:
+            record = {"flags": list(kept.flags), "target": kept.target, "language": kept.language}
+            unit = replace(
+                unit, extra={**unit.extra, "gcc": {"source": unit.gcc_path(kept.language), **record}}
+            )
         with self._lock:
-            added = self.store.add(unit, program.ir)
+            added = self.store.add(unit, program.ir, kept.text if kept is not None else None)
         return unit, added
 
     def _add_file(self, file: SourceFile, split: str) -> AddReport:
@@ -224,8 +289,11 @@ class CorpusBuilder:
             program = self._load(file)
         except LlmCompilerError as error:
             return self._fail(provenance, "front end", error)
+        with self._lock:
+            known = self.store.split_of(program.id) is not None
+        kept = None if known else self._gcc(file)
         try:
-            unit, added = self._measure_and_store(program, provenance, split)
+            unit, added = self._measure_and_store(program, provenance, split, kept)
         except LlmCompilerError as error:
             return self._fail(provenance, "measure", error)
         if not added:

@@ -15,7 +15,9 @@ files, a stable split of the folder it lies in, see
 :func:`~llm_compiler.corpus.builder.split_for`) and its provenance. Targets are
 checked when the set is made; programs are read one at a time when it is iterated,
 so a set of any size is handled in constant memory, and a program is compiled only by
-:meth:`ProgramSource.load`, in whatever process handles it.
+:meth:`ProgramSource.load`, in whatever process handles it. :meth:`ProgramSource.gcc_source`
+says how GCC compiles the same program (a source file with its flags translated, or
+the GCC-preprocessed source a corpus keeps), or why it cannot.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from llm_compiler.toolchain.frontend import (
     CompileCommand,
     FrontendOptions,
     flags_from_compile_command,
+    language_of,
 )
+from llm_compiler.toolchain.gcc import GccSource, flags_of_options, target_of
 
 CORPUS_SCHEME = "corpus:"
 KINDS = ("unit", "function")
@@ -58,6 +62,9 @@ class ProgramSource:
             these keys, ``None`` where unknown).
         options: Front-end options for a source file.
         unit_id: The corpus unit's id, for corpus units.
+        gcc: For a corpus unit, its GCC-preprocessed source and flags, where the corpus
+            keeps them.
+        gcc_missing: For a corpus unit without them, why, and how to keep them.
     """
 
     name: str
@@ -66,6 +73,8 @@ class ProgramSource:
     provenance: dict[str, Any] = field(default_factory=dict)
     options: FrontendOptions | None = None
     unit_id: str | None = None
+    gcc: GccSource | None = None
+    gcc_missing: str | None = None
 
     def key(self) -> str:
         """What identifies the program in resume state: its unit id, else its path."""
@@ -90,6 +99,25 @@ class ProgramSource:
                 raise InvalidInput(f"{self.path}: cannot read the unit's IR ({error}).") from error
             return replace(compiler.load_ir(ir, self.name), source=str(self.path))
         return compiler.load(self.path, self.options)
+
+    def gcc_source(self) -> GccSource:
+        """How GCC compiles this program: a C/C++ file with its front-end flags translated,
+        or a corpus unit's kept GCC-preprocessed source.
+
+        Raises:
+            InvalidInput: An IR file, or a corpus unit without a GCC source (the message
+                says why and how to keep one).
+        """
+        if self.unit_id is not None:
+            if self.gcc is None:
+                raise InvalidInput(self.gcc_missing or f"{self.name}: the corpus keeps no GCC source for it.")
+            return self.gcc
+        language = language_of(self.path)
+        if language == "ir":
+            raise InvalidInput(f"{self.path} is LLVM-IR: there is no C or C++ source for GCC to compile.")
+        options = self.options or FrontendOptions()
+        target = options.target or target_of(options.extra_flags)
+        return GccSource(self.path, tuple(flags_of_options(options)), target, language, options.cwd)
 
 
 def provenance_fields(**fields: str | None) -> dict[str, str | None]:
@@ -164,7 +192,42 @@ def _from_manifest(query: _CorpusQuery) -> Iterator[ProgramSource]:
                 licence=origin.licence,
             )
             name = f"{origin.package}/{origin.file}" + (f":{origin.function}" if origin.function else "")
-            yield ProgramSource(name, root / unit.ir_path, unit.split, provenance, unit_id=unit.id)
+            gcc = unit.gcc_source(root)
+            missing = None if gcc is not None else _gcc_missing(name, unit, root)
+            yield ProgramSource(
+                name,
+                root / unit.ir_path,
+                unit.split,
+                provenance,
+                unit_id=unit.id,
+                gcc=gcc,
+                gcc_missing=missing,
+            )
+
+
+def _gcc_missing(name: str, unit: Unit, root: Path) -> str:
+    """Why a corpus unit has no GCC source, and how to keep one."""
+    if unit.kind == "function":
+        return (
+            f"{name}: a function split from a translation unit has no source of its own for GCC to "
+            "compile; evaluate the translation units instead (corpus:...?kind=unit)."
+        )
+    origin = unit.provenance
+    if origin.origin == "debian":
+        how = f"llm-compiler corpus add debian --force {origin.package} --corpus {root}"
+    else:
+        what = {"files": f"files {origin.file}", "csmith": "csmith --count N"}.get(
+            origin.origin, "compile-commands PATH/compile_commands.json"
+        )
+        how = (
+            f"llm-compiler corpus add {what} --corpus NEW_DIR (a new folder: a corpus keeps the units "
+            "it holds as they are)"
+        )
+    return (
+        f"{name}: the corpus keeps no GCC source for this unit (it was added before corpora kept "
+        "them, or without GCC for its target installed). Rebuild the corpus with GCC installed "
+        f"(gcc, or gcc-arm-none-eabi / gcc-aarch64-linux-gnu for cross targets): {how}."
+    )
 
 
 def _compile_commands(path: Path) -> list[tuple[Path, FrontendOptions]]:

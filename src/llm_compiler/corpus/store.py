@@ -3,6 +3,8 @@
 A corpus folder holds::
 
     ir/<ab>/<id>.ll        unoptimized IR, named by its content hash (Program.id)
+    gcc/<ab>/<id>.i.gz     the unit's source preprocessed by GCC (.ii.gz for C++), where
+                           GCC for its target was installed when it was added
     manifest.jsonl         one :class:`Unit` per line, appended as units are added
     failures.jsonl         every unit or package that could not be added, and why
     packages.json          pinned source packages (name, version, .dsc digest)
@@ -11,11 +13,15 @@ A unit's id is the hash of its IR text, so the same IR added twice (two packages
 bundling one file, a rebuild) is stored once: the first one added keeps its split,
 and no hash can appear in two splits. Units are appended as they are made, so an
 interrupted build keeps its work and a rerun skips what is already there.
+A unit with a GCC source records it in ``extra["gcc"]``: the file (relative to the
+folder), GCC's code-generation flags, the target and the language
+(:meth:`Unit.gcc_source`), so ``gcc-os`` can compile the same unit later.
 :meth:`CorpusStore.write_parquet` writes the manifest as Parquet (needs pyarrow).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -24,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from llm_compiler.errors import InvalidInput
-from llm_compiler.files import atomic_write_text, write_parquet
+from llm_compiler.files import atomic_write_bytes, atomic_write_text, write_parquet
+from llm_compiler.toolchain.gcc import PREPROCESSED_SUFFIX, GccSource
 
 SPLITS = ("train", "validation", "test")
 
@@ -102,6 +109,25 @@ class Unit:
     def ir_path(self) -> str:
         """Path of the IR file relative to the corpus folder."""
         return f"ir/{self.id[:2]}/{self.id}.ll"
+
+    def gcc_path(self, language: str | None = None) -> str:
+        """Path of the gzipped GCC-preprocessed source relative to the corpus folder."""
+        suffix = PREPROCESSED_SUFFIX.get(language or self.language, ".i")
+        return f"gcc/{self.id[:2]}/{self.id}{suffix}.gz"
+
+    def gcc_source(self, root: Path) -> GccSource | None:
+        """What GCC needs to compile this unit, from a corpus in ``root``; None when the
+        corpus keeps no GCC source for it (added without GCC, or before sources were kept)."""
+        kept = self.extra.get("gcc")
+        if not isinstance(kept, Mapping) or not kept.get("source"):
+            return None
+        target = kept.get("target")
+        return GccSource(
+            Path(root) / str(kept["source"]),
+            tuple(str(flag) for flag in kept.get("flags", ())),
+            str(target) if target else None,
+            str(kept.get("language") or self.language),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A flat JSON object (one manifest line)."""
@@ -200,16 +226,20 @@ class CorpusStore:
             raise InvalidInput(f"{path}: the corpus has no IR for unit {unit_id}.")
         return path.read_text()
 
-    def add(self, unit: Unit, ir: str) -> bool:
+    def add(self, unit: Unit, ir: str, gcc_source: str | None = None) -> bool:
         """Stores a unit and its IR; False (nothing written) when its hash is already in.
 
-        The IR file is written before the manifest line, so a manifest entry always
-        has its IR.
+        The IR file (and the GCC-preprocessed source, gzipped, where ``gcc_source`` is
+        given and ``unit.extra["gcc"]`` names its file) is written before the manifest
+        line, so a manifest entry always has its files.
         """
         if self.split_of(unit.id) is not None:
             return False
         self._ensure()
         atomic_write_text(self.root / unit.ir_path, ir)
+        kept = unit.extra.get("gcc")
+        if gcc_source is not None and isinstance(kept, Mapping) and kept.get("source"):
+            atomic_write_bytes(self.root / str(kept["source"]), gzip.compress(gcc_source.encode(), mtime=0))
         with self.manifest_path.open("a") as manifest:
             manifest.write(json.dumps(unit.to_json(), sort_keys=True) + "\n")
         assert self._ids is not None
@@ -243,7 +273,10 @@ class CorpusStore:
                     kept.append(line + "\n")
                 elif path == self.manifest_path:
                     removed += 1
-                    (self.root / Unit.from_json(record).ir_path).unlink(missing_ok=True)
+                    unit = Unit.from_json(record)
+                    (self.root / unit.ir_path).unlink(missing_ok=True)
+                    if (gcc := unit.gcc_source(self.root)) is not None:
+                        gcc.path.unlink(missing_ok=True)
             atomic_write_text(path, "".join(kept))
         self._ids = None
         return removed

@@ -14,7 +14,14 @@ it proposes with the same compiler and gate, whoever it is:
   ``k=N`` exactly its top N); ``common:N``: its N candidates most often kept in training, the same for
   every unit (no learning); ``random:N``: N random lists as random search draws them.
   Each is measured beside -Oz and validated as a model's answers are
-  (:class:`~llm_compiler.models.proposed.ProposerOptimizer`).
+  (:class:`~llm_compiler.models.proposed.ProposerOptimizer`);
+* ``gcc-os`` and ``gcc-os-lto``: GCC's size for the same unit (``gcc -Os``, and
+  ``gcc -Os -flto`` through an incremental link), the reference a user could switch to
+  (:mod:`llm_compiler.toolchain.gcc`). A source file is compiled with its front-end
+  flags translated; a corpus unit from the GCC-preprocessed source the corpus keeps.
+  Its row's ``size``, ``zero_shot_size`` and ``unvalidated_size`` are GCC's size (there
+  is nothing of ours to validate: ``validated`` is False, ``outcome`` ``gcc``), so its
+  geometric mean against -Oz is "gcc -Os vs clang -Oz", negative where GCC is larger.
 
 Each (unit, system) gives a :class:`Row`:
 
@@ -25,7 +32,12 @@ Each (unit, system) gives a :class:`Row`:
 * ``unvalidated_size``: the smallest size found before validation, reported apart and
   never mixed into the headline;
 * ``outcome``: ``improved``, ``oz`` (nothing smaller) or why the answer was not used;
-* a model's predicted sizes beside the measured ones, for the MAPE of predictions.
+* a model's predicted sizes beside the measured ones, for the MAPE of predictions;
+* ``sections``: where the size is, by group of sections
+  (:func:`~llm_compiler.toolchain.elf.section_sizes`: ``.text``, ``.eh_frame``,
+  ``.rodata``, ``.data``, ``other``; they sum to the binary size): of GCC's object, or of
+  the object of the row's chosen pipeline (None where the object is not ELF; rows
+  written before sections were recorded read back as None).
 
 A unit a system cannot be run on (IR this LLVM cannot read, a crash of opt or llc, an
 object no reader here knows, a check that cannot read the unit's objects, a unit the
@@ -36,7 +48,8 @@ reason with its fix. The other units go on; a model's backend failing
 :func:`summarize` turns rows into the figures per system and per package: geometric
 mean size reduction against -Oz zero-shot and with backup, shares improved and
 regressed, shares of each outcome, compiles and seconds per unit, and the MAPE of
-predicted sizes.
+predicted sizes; and, where rows have them, each system's bytes per group of sections
+summed over its units (:func:`section_totals`).
 """
 
 from __future__ import annotations
@@ -59,14 +72,19 @@ from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput, InvalidPassList, LlmCompilerError, reason_of
+from llm_compiler.evaluation.frames import SUFFIX as FRAMES_SUFFIX
+from llm_compiler.evaluation.frames import binary_or_text, with_frames
 from llm_compiler.models.base import Model, ModelError
 from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import BACKENDS
 from llm_compiler.selection import Candidate, Gate, Policy, Selector, Verdict
 from llm_compiler.selection.registry import check_spec, is_proposer_spec, unknown_kind
+from llm_compiler.toolchain.elf import SECTION_GROUPS, berkeley_size, section_sizes
 
 FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
+#: GCC's systems: whether each runs GCC's link-time optimizer, and the row's pipeline.
+GCC_SYSTEMS = {"gcc-os": (False, "gcc -Os"), "gcc-os-lto": (True, "gcc -Os -flto")}
 
 
 @dataclass(frozen=True)
@@ -90,6 +108,8 @@ class Row:
     compiles: int = 0
     seconds: float = 0.0
     task: str = "flag-tuning"
+    sections: dict[str, int] | None = None
+    frames: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -123,13 +143,20 @@ class Failure:
 
 
 def system_kind(name: str) -> str:
-    """``fixed``, ``tune``, ``lists`` or ``model`` for a system name.
+    """``fixed``, ``gcc``, ``tune``, ``lists`` or ``model`` for a system name.
 
     Raises:
         InvalidInput: Not a system this harness knows.
     """
+    if name.endswith(FRAMES_SUFFIX):
+        base = name.removesuffix(FRAMES_SUFFIX)
+        if base in GCC_SYSTEMS or base.endswith(FRAMES_SUFFIX):
+            raise InvalidInput(f"Unknown system {name!r}: {FRAMES_SUFFIX} applies to systems of pass lists.")
+        return system_kind(base)
     if name in FIXED or name.startswith("passes:"):
         return "fixed"
+    if name in GCC_SYSTEMS:
+        return "gcc"
     kind = name.partition(":")[0].partition(",")[0]
     try:
         if kind == "tune":
@@ -141,11 +168,12 @@ def system_kind(name: str) -> str:
             return "lists"
         if kind in BACKENDS:
             return "model"
-        error = unknown_kind(name, (*FIXED, "passes", "tune", *BACKENDS), what="system")
+        error = unknown_kind(name, (*FIXED, *GCC_SYSTEMS, "passes", "tune", *BACKENDS), what="system")
     except InvalidInput as invalid:
         error = InvalidInput(f"Unknown system {name!r}: {invalid}")
     raise InvalidInput(
-        f"{error} Systems: oz, o3, o2, os, passes:PIPELINE, tune:N (the autotuner with a budget of N "
+        f"{error} Systems: oz, o3, o2, os, passes:PIPELINE, gcc-os, gcc-os-lto (GCC's size, gcc -Os "
+        "and gcc -Os -flto), tune:N (the autotuner with a budget of N "
         "lists per unit), builtin[:k=N] (the built-in predictor), common:N, random:N, local:N, or a "
         f"model spec ({', '.join(f'{s}:...' for s in BACKENDS)})."
     )
@@ -182,28 +210,106 @@ class FlagTuningHarness:
         or a :class:`Failure` for a unit it cannot be run on.
 
         Raises:
-            InvalidInput: ``system`` is unknown, or its pipeline is not a valid pass list.
+            InvalidInput: ``system`` is unknown, or its pipeline is not a valid pass list;
+                a GCC system under an objective that needs no object.
             ModelError: A model's backend failed.
         """
         kind = system_kind(system)
-        if kind == "fixed":
-            self._fixed_pipeline(system)  # a bad pipeline is the system's error, not each unit's
+        if system.endswith(FRAMES_SUFFIX):
+            yield from self._with_frames(system, sources)
+            return
+        if kind in ("fixed", "gcc"):
+            if kind == "fixed":
+                self._fixed_pipeline(system)  # a bad pipeline is the system's error, not each unit's
+            elif not self.tune_settings.objective.needs_object:
+                raise InvalidInput(
+                    f"system {system!r} measures GCC's objects: it needs an objective in bytes "
+                    f"(--objective binary-size or text-size), not {self.tune_settings.objective.value}."
+                )
             for source in sources:
                 try:
-                    row: Row | Failure = self._fixed(system, source)
+                    row: Row | Failure = (
+                        self._fixed(system, source) if kind == "fixed" else self._gcc(system, source)
+                    )
                 except LlmCompilerError as error:
                     row = _failure(system, source, error)
                 yield row
         elif kind == "tune":
-            yield from self._tune(system, sources)
+            by_name = {source.name: source for source in sources}
+            for row in self._tune(system, sources):
+                yield self._with_sections(row, by_name.get(row.unit))
         elif kind == "lists":
-            yield from self._optimized(system, self._lists(system), sources)
+            yield from map(self._with_sections, self._optimized(system, self._lists(system), sources))
         else:
             with self.load_model(system) as model:
                 optimizer = ModelOptimizer(
                     self.compiler, model, self.gate, self.optimize_settings, self.jobs, self.policy
                 )
-                yield from self._optimized(system, optimizer, sources)
+                yield from map(self._with_sections, self._optimized(system, optimizer, sources))
+
+    def _with_frames(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
+        """The rows of ``system`` without its ``+frames``, with the frame-pointer choice
+        applied (:mod:`llm_compiler.evaluation.frames`)."""
+        if not self.tune_settings.objective.needs_object:
+            raise InvalidInput(
+                f"system {system!r} compares objects: it needs an objective in bytes "
+                f"(--objective binary-size or text-size), not {self.tune_settings.objective.value}."
+            )
+        by_name = {source.name: source for source in sources}
+        size = binary_or_text(self.tune_settings.objective.value)
+        for row in self.run(system.removesuffix(FRAMES_SUFFIX), sources):
+            if isinstance(row, Row):
+                try:
+                    program = self.programs.get(row.unit) or self._load(by_name[row.unit])
+                except (KeyError, LlmCompilerError):
+                    yield replace(row, system=system)
+                    continue
+                row = with_frames(row, program, self.compiler, self.selector, size)
+            yield replace(row, system=system)
+
+    def _with_sections(self, row: Row | Failure, source: ProgramSource | None = None) -> Row | Failure:
+        """``row`` with the section sizes of its chosen pipeline's object (one lowering
+        of the kept IR, unless the compiler's object cache holds it); unchanged where
+        there is no object to read (another objective's unit, a non-ELF object)."""
+        if isinstance(row, Failure) or row.sections is not None:
+            return row
+        try:
+            program = self.programs.get(row.unit) or (self._load(source) if source else None)
+            if program is None:
+                return row
+            blob = self.compiler.object_code(program, self.compiler.passes(row.pipeline))[0]
+            return replace(row, sections=section_sizes(blob))
+        except LlmCompilerError:
+            return row
+
+    def _gcc(self, system: str, source: ProgramSource) -> Row:
+        """GCC's row for a unit: -Oz beside GCC's size and sections (module docstring)."""
+        start = time.monotonic()
+        lto, pipeline = GCC_SYSTEMS[system]
+        gcc = source.gcc_source()  # a unit without one fails before anything is compiled
+        program = self._load(source)
+        oz = self.selector.oz_size(program)
+        objective = self.tune_settings.objective
+        unoptimized = self.compiler.value(program, None, objective)[0]
+        blob = gcc.compile(lto=lto, timeout=self.compiler.timeout)
+        measured = berkeley_size(blob)
+        size = measured.text if objective.value == "text-size" else measured.binary_size
+        return Row(
+            source.name,
+            _package(source),
+            system,
+            oz,
+            unoptimized,
+            zero_shot_size=size,
+            size=size,
+            validated=False,
+            unvalidated_size=size,
+            outcome="gcc",
+            pipeline=pipeline,
+            compiles=1,
+            seconds=time.monotonic() - start,
+            sections=section_sizes(blob),
+        )
 
     def _optimized(
         self, system: str, optimizer: ListOptimizer, sources: Sequence[ProgramSource]
@@ -292,16 +398,19 @@ class FlagTuningHarness:
             "unoptimized_size": unoptimized,
         }
         if pipeline == OZ_PIPELINE:
-            return Row(
-                **common,
-                zero_shot_size=oz,
-                size=oz,
-                validated=True,
-                unvalidated_size=oz,
-                outcome="oz",
-                pipeline=OZ_PIPELINE,
-                compiles=2,
-                seconds=time.monotonic() - start,
+            return self._sections_of(
+                program,
+                Row(
+                    **common,
+                    zero_shot_size=oz,
+                    size=oz,
+                    validated=True,
+                    unvalidated_size=oz,
+                    outcome="oz",
+                    pipeline=OZ_PIPELINE,
+                    compiles=2,
+                    seconds=time.monotonic() - start,
+                ),
             )
         run = self.compiler.passes(pipeline).pipeline
         selection = self.selector.select(program, [Candidate(pipeline=pipeline, run=run)], oz_size=oz)
@@ -314,17 +423,26 @@ class FlagTuningHarness:
         else:
             outcome = "oz" if first.verdict is Verdict.NOT_SMALLER else selection.fallback.value
         first_passed = first.verdict is Verdict.VALIDATED
-        return Row(
-            **common,
-            zero_shot_size=size if size is not None and (size >= oz or first_passed) else oz,
-            size=selection.binary_size,
-            validated=selection.validated,
-            unvalidated_size=size,
-            outcome=outcome,
-            pipeline=selection.chosen,
-            compiles=2 + len({c.run for c in selection.candidates if c.run}),
-            seconds=time.monotonic() - start,
+        return self._sections_of(
+            program,
+            Row(
+                **common,
+                zero_shot_size=size if size is not None and (size >= oz or first_passed) else oz,
+                size=selection.binary_size,
+                validated=selection.validated,
+                unvalidated_size=size,
+                outcome=outcome,
+                pipeline=selection.chosen,
+                compiles=2 + len({c.run for c in selection.candidates if c.run}),
+                seconds=time.monotonic() - start,
+            ),
         )
+
+    def _sections_of(self, program: Program, row: Row) -> Row:
+        self.programs.setdefault(row.unit, program)
+        found = self._with_sections(row)
+        assert isinstance(found, Row)
+        return found
 
     def _tune(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
         budget = int(system.removeprefix("tune:"))
@@ -470,6 +588,29 @@ def metrics(rows: Sequence[Row]) -> dict[str, Any]:
     }
 
 
+def section_totals(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
+    """Per system, the bytes of each group of sections summed over its rows that have
+    sections, with ``total`` (their sum) and ``units`` (how many rows); systems without
+    sections are left out.
+
+    Example:
+        >>> row = Row("u", "p", "gcc-os", 9, 20, 8, 8, False, 8, "gcc", "gcc -Os",
+        ...           sections={".text": 6, ".eh_frame": 0, ".rodata": 2, ".data": 0, "other": 0})
+        >>> section_totals([row])["gcc-os"]["total"]
+        8
+    """
+    totals: dict[str, dict[str, int]] = {}
+    for row in rows:
+        if row.sections is None:
+            continue
+        found = totals.setdefault(row.system, {**dict.fromkeys(SECTION_GROUPS, 0), "total": 0, "units": 0})
+        for group, size in row.sections.items():
+            found[group] = found.get(group, 0) + size
+            found["total"] += size
+        found["units"] += 1
+    return totals
+
+
 def summarize(
     rows: Sequence[Row],
     *,
@@ -496,5 +637,6 @@ def summarize(
             for package, systems in sorted(by_package.items())
         },
         "settings": settings,
+        "sections": section_totals(rows),
         "errors": [{"unit": f.unit, "system": f.system, "error": f.error} for f in failures],
     }

@@ -5,7 +5,8 @@ An evaluation run (:mod:`llm_compiler.evaluation.flag_tuning`) leaves two record
 those rows per system and per package. This module turns them into reports:
 
 * :func:`write_markdown`: ``report.md``, the summary as tables: per system, per package,
-  and the paper's published figures in a table of their own;
+  where the bytes are per group of sections (:func:`section_table`, when the rows
+  recorded sections), and the paper's published figures in a table of their own;
 * :func:`write_html`: ``report.html``, the same tables and three plots drawn from the
   rows (the spread of per-unit gains, predicted against measured sizes, gain against
   unit size). The page is one self-contained file: the plots are PNG images inlined as
@@ -18,7 +19,9 @@ Every gain is a fraction of the -Oz size, positive when smaller than -Oz; the he
 figures are geometric means over units, as in the paper. *Zero-shot* applies each
 system's first answer as it is, larger than -Oz or not; *with -Oz backup* keeps -Oz
 wherever the answer is not a validated improvement. A search's best size found before
-validation is shown apart, labelled "not validated", never as a headline.
+validation is shown apart, labelled "not validated", never as a headline. GCC's
+systems (``gcc-os``, ``gcc-os-lto``) have nothing to validate: their figures are GCC's
+size against clang's -Oz, negative where GCC's object is larger.
 
 The paper's figures (Cummins et al., "Meta Large Language Model Compiler", 2024) were
 measured with LLVM 17 on MiBench, another LLVM and another benchmark than a run here:
@@ -45,6 +48,7 @@ from llm_compiler.core.metrics import total_improvement
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
 from llm_compiler.errors import InvalidInput
 from llm_compiler.files import atomic_write_text
+from llm_compiler.toolchain.elf import SECTION_GROUPS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -200,6 +204,29 @@ def errors_table(summary: Record) -> Table:
 
 #: The heading of :func:`errors_table` in the reports.
 ERRORS_HEADING = "Units that could not be evaluated"
+#: The heading of :func:`section_table` in the reports, and what it shows.
+SECTIONS_HEADING = "Bytes per section"
+SECTIONS_NOTE = (
+    "Each system's bytes summed over the units it gave a row for, by group of sections of the "
+    "object (.eh_frame holds every unwind table); the groups add up to the total. For gcc-os and "
+    "gcc-os-lto they are GCC's objects (gcc -Os, gcc -Os -flto), whose figures in the tables above "
+    "are gcc -Os against clang -Oz, negative where GCC is larger; for the others, the object of "
+    "each unit's chosen pipeline."
+)
+SECTION_COLUMNS = list(SECTION_GROUPS)
+
+
+def section_table(summary: Record) -> Table | None:
+    """Per system, its bytes per group of sections and their total (``report.json``'s
+    ``sections``); None when no row recorded sections."""
+    totals = summary.get("sections") or {}
+    if not totals:
+        return None
+    rows = []
+    for name, found in totals.items():
+        cells = [f"{int(found.get(group, 0)):,}" for group in SECTION_COLUMNS]
+        rows.append([name, str(found.get("units", DASH)), *cells, f"{int(found.get('total', 0)):,}"])
+    return Table(["system", "units", *SECTION_COLUMNS, "total"], rows)
 
 
 def paper_table() -> Table:
@@ -256,6 +283,8 @@ def markdown(summary: Record) -> str:
     """``report.md`` of a run's summary (``report.json``)."""
     parts = ["# Flag tuning: evaluation report", _heading(summary), EXPLANATION]
     parts += ["## Systems", table_markdown(system_table(summary))]
+    if (sections := section_table(summary)) is not None:
+        parts += [f"## {SECTIONS_HEADING}", SECTIONS_NOTE, table_markdown(sections)]
     if summary.get("packages"):
         parts += ["## Per package", table_markdown(package_table(summary))]
     if summary.get("errors"):
@@ -351,7 +380,10 @@ def _rows(rows: Sequence[Any]) -> list[Record]:
 def page(summary: Record, rows: Sequence[Any]) -> str:
     """``report.html`` of a run: its summary's tables and plots of its rows, in one file."""
     body = [_p(_heading(summary)), _p(EXPLANATION, "note")]
-    body += ["<h2>Systems</h2>", table_html(system_table(summary)), "<h2>Plots</h2>", *plots(_rows(rows))]
+    body += ["<h2>Systems</h2>", table_html(system_table(summary))]
+    if (sections := section_table(summary)) is not None:
+        body += [f"<h2>{SECTIONS_HEADING}</h2>", _p(SECTIONS_NOTE, "note"), table_html(sections)]
+    body += ["<h2>Plots</h2>", *plots(_rows(rows))]
     if summary.get("packages"):
         body += ["<h2>Per package</h2>", table_html(package_table(summary))]
     if summary.get("errors"):

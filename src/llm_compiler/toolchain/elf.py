@@ -46,6 +46,15 @@ def _sections(blob: bytes) -> list[_Section]:
     return _read_sections(blob)[0]
 
 
+def section_names(blob: bytes) -> list[str]:
+    """The names of an ELF file's sections, in header order.
+
+    Raises:
+        InvalidInput: ``blob`` is not a well-formed ELF file.
+    """
+    return _read_sections(blob)[1]
+
+
 def _read_sections(blob: bytes) -> tuple[list[_Section], list[str]]:
     """The section headers of an ELF file, and each section's name."""
     if blob[:4] != b"\x7fELF":
