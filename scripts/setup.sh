@@ -110,6 +110,11 @@ fi
 need bear command -v bear
 need cmake command -v cmake
 need dpkg-dev command -v dpkg-source
+# GCC is the reference `evaluate --system gcc-os` and the real-project bench compare with;
+# the tests also compare on a Cortex-M target (arm-none-eabi-gcc with newlib).
+need gcc command -v gcc
+[[ -n "$extras" ]] && need gcc-arm-none-eabi command -v arm-none-eabi-gcc
+[[ -n "$extras" ]] && need libnewlib-arm-none-eabi has_file /usr/lib/arm-none-eabi/include/stdio.h
 # The tests open evaluate's HTML report in a headless browser.
 [[ -n "$extras" ]] && need chromium command -v chromium
 # LightGBM (the predictor's training, in the dev extras) needs OpenMP's runtime.
