@@ -13,6 +13,7 @@ from llm_compiler.errors import InvalidInput
 from llm_compiler.toolchain.frontend import (
     CompileCommand,
     FrontendOptions,
+    bare_metal_triple,
     emit_ir,
     flags_from_compile_command,
     language_of,
@@ -56,6 +57,27 @@ def test_target_triple(toolchain: Toolchain, write) -> None:  # type: ignore[no-
         toolchain, write("t.c", "int g(void) { return 1; }\n"), FrontendOptions(target="aarch64-linux-gnu")
     )
     assert 'target triple = "aarch64' in ir
+
+
+@pytest.mark.skipif(
+    not Path("/usr/lib/arm-none-eabi/include/stdio.h").is_file(),
+    reason="newlib for ARM bare metal: apt-get install libnewlib-arm-none-eabi (scripts/setup.sh --dev)",
+)
+def test_a_cortex_m_unit_finds_newlib(toolchain: Toolchain, write) -> None:  # type: ignore[no-untyped-def]
+    source = write(
+        "io.c", '#include <stdio.h>\n#include <sys/types.h>\nint say(void) { return puts("hi"); }\n'
+    )
+    ir = emit_ir(
+        toolchain, source, FrontendOptions(target="thumbv7em-none-eabi", extra_flags=("-mcpu=cortex-m4",))
+    )
+    assert 'target triple = "thumbv7em-unknown-none-eabi"' in ir and "@puts" in ir
+    assert [
+        bare_metal_triple(t) for t in ("armv7m-none-eabihf", "thumbv6m-none-eabi", "aarch64-linux-gnu")
+    ] == [
+        "arm-none-eabi",
+        "arm-none-eabi",
+        None,
+    ]
 
 
 def test_compile_error_names_file_and_cause(toolchain: Toolchain, write) -> None:  # type: ignore[no-untyped-def]

@@ -79,11 +79,26 @@ def cross_sysroot(target: str) -> str | None:
     Debian installs a cross C library (``libc6-dev-arm64-cross`` for
     ``aarch64-linux-gnu``) under ``/usr/<triple>``; clang searches it only when a GCC
     cross compiler for the triple is installed too. Without one, the host's headers
-    would be used, which fail for another architecture.
+    would be used, which fail for another architecture. For ARM bare-metal triples it
+    is newlib under ``/usr/lib/arm-none-eabi`` (``libnewlib-arm-none-eabi``), which
+    clang does not search.
     """
+    bare = bare_metal_triple(target)
+    if bare is not None:  # newlib (libnewlib-arm-none-eabi) for every ARM bare-metal triple
+        root = Path("/usr/lib") / bare
+        return str(root) if (root / "include").is_dir() else None
     root = Path("/usr") / target
     if (root / "include").is_dir() and not (Path("/usr/lib/gcc-cross") / target).is_dir():
         return str(root)
+    return None
+
+
+def bare_metal_triple(target: str) -> str | None:
+    """``arm-none-eabi`` for the ARM bare-metal triples (``thumbv7em-none-eabi``,
+    ``armv7m-none-eabihf``...), whose C library Debian installs as newlib; else None."""
+    arch, _, rest = target.partition("-")
+    if arch.startswith(("arm", "thumb")) and rest.startswith(("none-eabi", "unknown-none-eabi")):
+        return "arm-none-eabi"
     return None
 
 
@@ -154,10 +169,14 @@ def emit_ir(
             raise
         hint = "Fix the source, or pass the include directories (-I) and defines (-D) its build uses."
         if options.target and "file not found" in error.stderr:
+            library = (
+                "libnewlib-arm-none-eabi"
+                if bare_metal_triple(options.target)
+                else "libc6-dev-<arch>-cross, e.g. libc6-dev-arm64-cross for aarch64-linux-gnu"
+            )
             hint = (
                 f"For --target {options.target}, install the target's C library (on Debian "
-                "libc6-dev-<arch>-cross, e.g. libc6-dev-arm64-cross for aarch64-linux-gnu) or "
-                "pass --sysroot. " + hint
+                f"{library}) or pass --sysroot. " + hint
             )
         raise InvalidInput(
             f"{source} does not compile with {compiler.name} (LLVM {toolchain.version}): "
