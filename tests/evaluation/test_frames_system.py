@@ -60,3 +60,26 @@ def test_frame_pointers_where_they_pay_validated(tmp_path: Path, toolchain: Tool
     assert berkeley_size(made.read_bytes()).binary_size == framed["size"]
     report = json.loads((out / "report.json").read_text())
     assert report["systems"]["oz+frames"]["geomean_backup"] > report["systems"]["oz"]["geomean_backup"] == 0
+
+
+def test_frames_starts_from_the_rows_of_its_system(tmp_path: Path) -> None:
+    """``oz+frames`` after ``oz`` (or a resumed run that holds ``oz``) makes no new ``oz`` row."""
+    from llm_compiler.evaluation import flag_tuning
+
+    sources = tmp_path / "units"
+    sources.mkdir()
+    (sources / "constants.c").write_text(CONSTANTS)
+    out = tmp_path / "run"
+    args = ["evaluate", "flag-tuning", str(sources), "--jobs", "1", "--out", str(out)]
+    both = ("--system", "oz", "--system", "oz+frames")
+    assert run_cli(*args, *both).returncode == 0
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    # a resumed run's oz row is taken as it is: a changed size shows through oz+frames
+    [oz] = [row for row in rows if row["system"] == "oz"]
+    oz["size"] = oz["oz_size"] = 10_000
+    (out / "results.jsonl").write_text(json.dumps(oz) + "\n")
+    resumed = run_cli(*args, "--resume", *both)
+    assert resumed.returncode == 0, resumed.stderr
+    framed = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()][-1]
+    assert framed["system"] == "oz+frames" and framed["oz_size"] == 10_000
+    assert flag_tuning.FRAMES_SUFFIX == "+frames"

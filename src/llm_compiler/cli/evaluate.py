@@ -191,6 +191,7 @@ def run_flag_tuning(args: argparse.Namespace) -> int:
         out.path if out else None,
         max(1, args.jobs),
     )
+    harness.rows.update({(row.system, row.unit): row for row in rows})  # SYSTEM+frames resumes from them
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     failures: list[Failure] = []

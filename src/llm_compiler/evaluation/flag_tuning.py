@@ -55,6 +55,7 @@ summed over its units (:func:`section_totals`).
 from __future__ import annotations
 
 import functools
+import itertools
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -204,6 +205,8 @@ class FlagTuningHarness:
     jobs: int = 1
     #: Units through the front end, by name: each is loaded once for all systems.
     programs: dict[str, Program] = field(default_factory=dict, repr=False)
+    #: The rows made so far by (system, unit): ``SYSTEM+frames`` starts from them.
+    rows: dict[tuple[str, str], Row] = field(default_factory=dict, repr=False)
 
     def run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
         """The rows of ``system`` on ``sources``, as each is done (the autotuner's at its end),
@@ -214,10 +217,17 @@ class FlagTuningHarness:
                 a GCC system under an objective that needs no object.
             ModelError: A model's backend failed.
         """
-        kind = system_kind(system)
         if system.endswith(FRAMES_SUFFIX):
+            system_kind(system)
             yield from self._with_frames(system, sources)
             return
+        for row in self._run(system, sources):
+            if isinstance(row, Row):
+                self.rows[(system, row.unit)] = row
+            yield row
+
+    def _run(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
+        kind = system_kind(system)
         if kind in ("fixed", "gcc"):
             if kind == "fixed":
                 self._fixed_pipeline(system)  # a bad pipeline is the system's error, not each unit's
@@ -249,7 +259,8 @@ class FlagTuningHarness:
 
     def _with_frames(self, system: str, sources: Sequence[ProgramSource]) -> Iterator[Row | Failure]:
         """The rows of ``system`` without its ``+frames``, with the frame-pointer choice
-        applied (:mod:`llm_compiler.evaluation.frames`)."""
+        applied (:mod:`llm_compiler.evaluation.frames`): those this harness made already
+        (``tune:100`` before ``tune:100+frames``), the others made now."""
         if not self.tune_settings.objective.needs_object:
             raise InvalidInput(
                 f"system {system!r} compares objects: it needs an objective in bytes "
@@ -257,7 +268,10 @@ class FlagTuningHarness:
             )
         by_name = {source.name: source for source in sources}
         size = binary_or_text(self.tune_settings.objective.value)
-        for row in self.run(system.removesuffix(FRAMES_SUFFIX), sources):
+        base = system.removesuffix(FRAMES_SUFFIX)
+        done = [self.rows[(base, source.name)] for source in sources if (base, source.name) in self.rows]
+        rest = [source for source in sources if (base, source.name) not in self.rows]
+        for row in itertools.chain(done, self.run(base, rest) if rest else ()):
             if isinstance(row, Row):
                 try:
                     program = self.programs.get(row.unit) or self._load(by_name[row.unit])
