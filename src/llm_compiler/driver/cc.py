@@ -74,6 +74,7 @@ from llm_compiler.driver.lowering import (
     LOWER_FLAGS,
     clang_says,
     keep_smallest,
+    link_cost,
     lower,
     object_size,
 )
@@ -407,6 +408,7 @@ class Driver:
                     known=front.stderr,
                     lower=partial(self._lower, unit),
                     size=self._size,
+                    link_cost=link_cost(program.ir),
                 )
                 if not said and self.frames:
                     obj, log = self._frames(compiler, chooser, unit, program, log, obj, front.stderr)

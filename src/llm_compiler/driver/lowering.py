@@ -18,7 +18,10 @@ before the chosen list's. A list that makes the object call a function the -Oz o
 does not (a libc ``memset`` for a loop, say) is charged :data:`IMPORT_COST` bytes per
 such function: linked dynamically, each new import adds a dynamic symbol, its name, a
 PLT entry, a relocation and a GOT slot to the binary, which the object's own size does
-not show.
+not show. So are a position-independent unit's absolute pointers (:func:`link_cost`):
+each is a 24-byte dynamic relocation in the linked program or library (x86-64), so a
+list that turns a switch into a table of pointers where -Oz makes a table of offsets
+is not kept unless its code saves more.
 
 **Backend diagnostics.** What a lowering prints is compared, not shown
 (:mod:`llm_compiler.driver.diagnostics`): it names IR lines, not the source. A
@@ -46,7 +49,7 @@ from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.arguments import UnitCompile
 from llm_compiler.driver.diagnostics import Lowered, LoweringFailed, backend_messages
 from llm_compiler.driver.records import UnitLog, completed, exit_status
-from llm_compiler.errors import reason_of
+from llm_compiler.errors import InvalidInput, reason_of
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.runner import run_command
 
@@ -147,6 +150,7 @@ def keep_smallest(
     known: bytes,
     lower: Callable[[str], Lowered],
     size: Callable[[bytes], int],
+    link_cost: Callable[[bytes], int] = lambda obj: 0,
 ) -> tuple[bytes, UnitLog, bool]:
     """Lowers -Oz (``default<Oz>``; clang's is ``clang_oz``) and the chosen list
     (``log.pipeline``), the two at once; returns the smallest object whose lowering
@@ -162,6 +166,10 @@ def keep_smallest(
         known: What the front end said (its stderr).
         lower: Lowers IR with the unit's flags (:func:`lower`).
         size: The driver's objective (:func:`object_size`).
+        link_cost: Bytes the link adds for an object beyond its own size (the dynamic
+            relocations of its absolute pointers in a position-independent unit,
+            :func:`link_cost`): the objects are compared with it added, so a list that
+            trades code for pointer tables is not kept where the program would grow.
 
     Raises:
         LoweringFailed: clang's -Oz (or default<Oz>'s lowering) fails on a backend
@@ -190,7 +198,7 @@ def keep_smallest(
         if clang_said != says:  # what clang -Oz says is what the build says
             reason = f"{log.reason}; default<Oz>'s lowering says other than clang -Oz's"
             kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz", reason=reason)
-        elif clang_oz_size < oz_size:
+        elif clang_oz_size + link_cost(clang.obj) < oz_size + link_cost(oz.obj):
             kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz")
         says = clang_said
     if log.pipeline == OZ_PIPELINE:
@@ -209,8 +217,30 @@ def keep_smallest(
     from llm_compiler.toolchain.elf import undefined_symbols
 
     imports = sorted(undefined_symbols(chosen.obj) - undefined_symbols(kept))
-    if log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
+    relocations = link_cost(chosen.obj) - link_cost(kept)
+    if log.size is not None and chosen_size + IMPORT_COST * len(imports) + relocations < log.size:
         kept, log = chosen.obj, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
         return kept, log, bool(says)
     why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
+    if relocations > 0 and log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
+        why = f"{relocations} bytes of dynamic relocations it adds cost more"
     return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept"), bool(says)
+
+
+def link_cost(ir: str) -> Callable[[bytes], int]:
+    """What the link adds for a unit's object (:func:`keep_smallest`'s ``link_cost``):
+    in position-independent code each absolute pointer becomes a dynamic relocation
+    (:func:`~llm_compiler.toolchain.elf.dynamic_relocation_bytes`); elsewhere nothing."""
+    from llm_compiler.toolchain.elf import dynamic_relocation_bytes
+    from llm_compiler.toolchain.ir import is_position_independent
+
+    if not is_position_independent(ir):
+        return lambda obj: 0
+
+    def cost(obj: bytes) -> int:
+        try:
+            return dynamic_relocation_bytes(obj)
+        except InvalidInput:  # not ELF: nothing this reader can count
+            return 0
+
+    return cost
