@@ -108,6 +108,10 @@ LTO_LINK_FLAGS = (
     "-Wl,--undefined-version",
     "-Wno-unused-command-line-argument",
 )
+#: lld's ``-O2``: a constant string that ends another is stored once, as its tail (GNU ld
+#: does this by default; C leaves it unspecified whether string literals share storage).
+#: Not added where the build's line sets the linker's optimization level itself.
+MERGE_TAILS = "-Wl,-O2"
 #: What a whole program's choice is kept under in the cache, in place of a unit's codegen flags.
 _CHOICE_KEY = ("<whole-program choice>",)
 #: What a linked file is kept under in the cache (step 5), in place of a unit's codegen flags.
@@ -458,9 +462,11 @@ class _LtoLinks:
             LinkStepError: The link failed.
         """
         _side_folder(output).mkdir(parents=True, exist_ok=True)
+        own = self.command.with_output(str(output), str(_side_folder(output)))
         line = [
-            *self.command.with_output(str(output), str(_side_folder(output))),
+            *own,
             *LTO_LINK_FLAGS,
+            *(() if any(argument.startswith("-Wl,-O") for argument in own) else (MERGE_TAILS,)),
             "-Xlinker",
             f"--lto-newpm-passes={pipeline}",
             *(f"-Wl,{flag}" for flag in extra),
