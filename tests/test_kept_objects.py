@@ -65,7 +65,8 @@ DECIDED: dict[tuple[str, str], str] = {
     ("llm_compiler.driver.cc", "Driver._compile_unit_with"): (
         "Selector.select: the chooser's list (Predicted: ListOptimizer.decide, and confirm as a "
         "one-candidate selection; tune records: their own Selector.select verdict, validated only), "
-        "kept by _build only when its object is smaller than -Oz's and clang -Oz's, else -Oz; "
+        "kept by lowering.keep_smallest only when its object is smaller than -Oz's and clang -Oz's, "
+        "else -Oz; "
         "an object with frame pointers (driver/frames.py) replaces it only after Selector.check_object"
     ),
     ("llm_compiler.driver.cc", "Driver._from_cache"): (

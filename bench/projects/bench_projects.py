@@ -72,9 +72,7 @@ own tests on that build:
   chosen for the joined program; to compare with ``clang-oz-lto``.
 
 Every other mode has ``AR``, ``RANLIB`` and ``NM`` from LLVM (archives of bitcode
-work); every mode has ``LLVM_BIN``. A compiler is a wrapper script in
-``WORK/<project>/tools/<mode>/`` (also first on ``PATH``), so that every build system
-takes it as one program.
+work); a compiler is a wrapper script (``modes.py``: each mode's wrappers and environment).
 
 Measured per mode: configure, build and test wall times; for each linked artifact of
 the project (executables and shared libraries: ``Project.artifacts``) its Berkeley
@@ -98,7 +96,6 @@ the same SHA-256.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shlex
@@ -113,54 +110,25 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from measure import fill_sections, measure_artifacts, section_totals
+from modes import (
+    VENV_BIN,
+    Context,
+    check_gcc_lto,
+    check_lld,
+    environment,
+    write_wrappers,
+)
 from projects import BENCH_DIR, MODES, PROJECTS, Project, Step
 from report import report, unit_summary
 
 from llm_compiler.corpus.debian import fetch_source
 from llm_compiler.errors import CompileTimeout, LlmCompilerError, ToolchainError
 from llm_compiler.files import cache_dir
-from llm_compiler.toolchain.elf import SECTION_GROUPS, berkeley_size, section_sizes
 from llm_compiler.toolchain.runner import run_command
 
 DEFAULT_MODES = ("clang-oz", "clang-oz-lto", "gcc-os", "gcc-os-lto", "cc", "cc-rebuild")
-#: What each mode's wrapper appends to a clang command line.
-CLANG_FLAGS = {
-    "clang-oz": ("-Oz",),
-    "clang-oz-lto": (
-        "-Oz", "-flto", "-fuse-ld=lld", "-Wl,--undefined-version", "-Wno-unused-command-line-argument",
-    ),
-}  # fmt: skip
-#: What each mode's wrapper appends to a GCC command line.
-GCC_FLAGS = {"gcc-os": ("-Os",), "gcc-os-lto": ("-Os", "-flto=1")}
-#: Environment variables of the caller that would change a build; removed.
-SCRUBBED = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "CXX")
 TAIL = 4000
-VENV_BIN = Path(sys.executable).parent
-
-
-@dataclass(frozen=True)
-class Context:
-    """What every build of a run shares (from the command line)."""
-
-    out: Path
-    work: Path
-    sources: Path
-    llvm_bin: Path
-    llm_compiler: Path
-    timeout: float
-    jobs: int
-    tune_budget: int = 50
-    tune_jobs: int = 2
-    predictor: str | None = None
-    hog: int = 0
-    fresh_state: bool = False
-
-    @property
-    def results(self) -> Path:
-        return self.out / "results.jsonl"
-
-    def log(self, project: str, mode: str, suffix: str = "log") -> Path:
-        return self.out / "logs" / f"{project}.{mode}.{suffix}"
 
 
 @dataclass
@@ -217,78 +185,6 @@ def prepared_source(project: Project, sources: Path, log: Path) -> tuple[Path, d
     return tree, json.loads(info_file.read_text())
 
 
-def gcc_tool(name: str) -> Path:
-    """The GCC program ``name`` (``gcc``, ``g++``, ``gcc-ar``...) on ``PATH``.
-
-    Raises:
-        ToolchainError: It is not installed.
-    """
-    found = shutil.which(name)
-    if found is None:
-        raise ToolchainError(
-            f"{name} not found on PATH: the GCC modes need it (bash bench/projects/setup.sh)."
-        )
-    return Path(found)
-
-
-def write_wrappers(folder: Path, mode: str, context: Context, driver_args: tuple[str, ...] = ()) -> None:
-    """Writes the mode's ``cc`` and ``c++`` scripts into ``folder``: clang or GCC with the
-    mode's flags, or ``llm-compiler cc``/``c++`` with ``driver_args`` (its own options)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, clang, gcc, driver in (("cc", "clang", "gcc", "cc"), ("c++", "clang++", "g++", "c++")):
-        if mode in CLANG_FLAGS:
-            line = f'exec {shlex.quote(str(context.llvm_bin / clang))} "$@" {" ".join(CLANG_FLAGS[mode])}'
-        elif mode in GCC_FLAGS:
-            line = f'exec {shlex.quote(str(gcc_tool(gcc)))} "$@" {" ".join(GCC_FLAGS[mode])}'
-        else:
-            line = f'exec {shlex.join([str(context.llm_compiler), driver, *driver_args])} "$@"'
-        path = folder / name
-        path.write_text(f"#!/bin/sh\n# bench_projects.py, mode {mode}\n{line}\n")
-        path.chmod(0o755)
-
-
-def binutils(mode: str, context: Context) -> dict[str, str]:
-    """``AR``, ``RANLIB`` and ``NM`` of a mode: GCC's (their LTO plugin reads GCC's LTO
-    objects) in the GCC modes, LLVM's (which read bitcode) in the others."""
-    if mode in GCC_FLAGS:
-        return {key: str(gcc_tool(f"gcc-{key.lower()}")) for key in ("AR", "RANLIB", "NM")}
-    return {key: str(context.llvm_bin / f"llvm-{key.lower()}") for key in ("AR", "RANLIB", "NM")}
-
-
-def environment(
-    context: Context,
-    tools: Path,
-    mode: str,
-    unit_log: Path | None,
-    cache_home: Path | None = None,
-    runtime_dir: Path | None = None,
-) -> dict[str, str]:
-    """The environment of every command of a build: the mode's tools and binutils;
-    with ``cache_home``, that folder as ``XDG_CACHE_HOME`` (llm-compiler's every cache);
-    with ``runtime_dir``, that one as ``XDG_RUNTIME_DIR`` (where the compile server's
-    socket is looked for: a new folder means a server of the build's own)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in SCRUBBED and not key.startswith("LLM_COMPILER_")
-    }
-    env.update(
-        PATH=f"{tools}:{VENV_BIN}:{env.get('PATH', '/usr/bin:/bin')}",
-        CC=str(tools / "cc"),
-        CXX=str(tools / "c++"),
-        **binutils(mode, context),
-        LLVM_BIN=str(context.llvm_bin),
-        LC_ALL="C",
-    )
-    if unit_log is not None:
-        env["LLM_COMPILER_CC_LOG"] = str(unit_log)
-    if cache_home is not None:
-        env["XDG_CACHE_HOME"] = str(cache_home)
-    if runtime_dir is not None:
-        env["XDG_RUNTIME_DIR"] = str(runtime_dir)
-    return env
-
-
 def run_steps(
     steps: tuple[Step, ...],
     tree: Path,
@@ -337,74 +233,6 @@ def run_steps(
     return phase
 
 
-def is_linked_elf(path: Path) -> bool:
-    """An ELF executable or shared object (not a relocatable object, not a script)."""
-    with path.open("rb") as stream:
-        header = stream.read(18)
-    return len(header) == 18 and header[:4] == b"\x7fELF" and header[16] in (2, 3)
-
-
-def measure_artifacts(tree: Path, patterns: tuple[str, ...]) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Sizes and digests of the linked artifacts matching ``patterns``; and the patterns
-    that matched none. Links count once, as their target; ``lt-*`` libtool copies not."""
-    found: dict[str, dict[str, Any]] = {}
-    missing = []
-    for pattern in patterns:
-        matched = False
-        for path in sorted(tree.glob(pattern)):
-            real = path.resolve()
-            if not real.is_file() or real.name.startswith("lt-") or not is_linked_elf(real):
-                continue
-            matched = True
-            name = str(real.relative_to(tree.resolve()))
-            if name not in found:
-                data = real.read_bytes()
-                size = berkeley_size(data)
-                found[name] = {
-                    "text": size.text,
-                    "data": size.data,
-                    "bytes": size.binary_size,
-                    "sections": section_sizes(data),
-                    "sha256": hashlib.sha256(data).hexdigest(),
-                }
-        if not matched:
-            missing.append(pattern)
-    return found, missing
-
-
-def section_totals(artifacts: dict[str, dict[str, Any]]) -> dict[str, int] | None:
-    """The artifacts' ``sections`` summed per group; None when one has none (measured
-    before sections were)."""
-    if any("sections" not in artifact for artifact in artifacts.values()):
-        return None
-    return {group: sum(a["sections"][group] for a in artifacts.values()) for group in SECTION_GROUPS}
-
-
-def fill_sections(records: list[dict[str, Any]]) -> int:
-    """Adds ``sections`` to the built records that lack them, read from their artifacts
-    where these are still in the record's tree with the recorded SHA-256 (a later build
-    may have replaced them). Returns how many records got them."""
-    filled = 0
-    for record in records:
-        if "sections" in record or not record.get("built") or not record.get("artifacts"):
-            continue
-        found = {}
-        for name, artifact in record["artifacts"].items():
-            path = Path(record.get("tree", "")) / name
-            if not path.is_file():
-                break
-            data = path.read_bytes()
-            if hashlib.sha256(data).hexdigest() != artifact.get("sha256"):
-                break
-            found[name] = section_sizes(data)
-        else:
-            for name, sections in found.items():
-                record["artifacts"][name]["sections"] = sections
-            record["sections"] = section_totals(record["artifacts"])
-            filled += 1
-    return filled
-
-
 def load_records(path: Path) -> list[dict[str, Any]]:
     """The records of ``results.jsonl`` (none when it does not exist)."""
     if not path.is_file():
@@ -416,40 +244,6 @@ def last_record(path: Path, project: str, mode: str) -> dict[str, Any] | None:
     """The last record of (project, mode) in ``path``."""
     matches = [r for r in load_records(path) if r["project"] == project and r["mode"] == mode]
     return matches[-1] if matches else None
-
-
-def check_lld(context: Context, tools: Path) -> None:
-    """Fails early when the LTO wrapper cannot link with lld."""
-    with tempfile.TemporaryDirectory() as scratch:
-        program = Path(scratch) / "t"
-        run_command(
-            [tools / "cc", "-x", "c", "-", "-o", program],
-            input=b"int main(void) { return 0; }\n",
-            timeout=120,
-        )
-        comment = run_command([context.llvm_bin / "llvm-readelf", "-p", ".comment", program], timeout=60)
-        if "LLD" not in comment.stdout_text:
-            raise ToolchainError(
-                f"{tools / 'cc'} did not link with lld (-fuse-ld=lld): no 'LLD' in .comment."
-            )
-
-
-def check_gcc_lto(tools: Path, env: dict[str, str]) -> None:
-    """Fails early when GCC's LTO cannot go through an archive: an LTO object archived by
-    the mode's ``AR`` and ``RANLIB`` and linked into a program with GCC's linker plugin."""
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-        (folder / "f.c").write_text("int f(void) { return 42; }\n")
-        (folder / "main.c").write_text("int f(void);\nint main(void) { return f() != 42; }\n")
-        steps: tuple[list[str | Path], ...] = (
-            [tools / "cc", "-c", "f.c", "-o", "f.o"],
-            [env["AR"], "cr", "libf.a", "f.o"],
-            [env["RANLIB"], "libf.a"],
-            [tools / "cc", "main.c", "-L.", "-lf", "-o", "main"],
-            [folder / "main"],
-        )
-        for command in steps:
-            run_command(command, cwd=folder, env=env, timeout=120, subject="GCC's LTO through an archive")
 
 
 def build_and_test(

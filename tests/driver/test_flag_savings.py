@@ -218,3 +218,44 @@ def test_an_old_log_line_reads_and_sections_are_read_back_from_the_kept_file(tmp
     assert kept.sections is not None and kept.sections[".data"] == 4
     assert with_sections(UnitLog(source="k.c", output="k.txt", cwd=str(tmp_path), size=4)).sections is None
     assert with_sections(UnitLog(source="k.c", output="k.o", cwd=str(tmp_path))).sections is None  # not built
+
+
+def test_ndebug_is_measured_where_asserts_are_on(tmp_path: Path) -> None:
+    """-DNDEBUG takes out the assertions and the strings clang gives them (the whole
+    signature of the function); a line that defines NDEBUG already is not offered it."""
+    (tmp_path / "checked.c").write_text(
+        "#include <assert.h>\n"
+        "struct parser;\n"
+        "int get(struct parser *parser, const int *values, int count) {\n"
+        "    assert(parser && values && count > 0);\n"
+        "    return values[count - 1];\n"
+        "}\n"
+    )
+    log = tmp_path / "cc.jsonl"
+    for flags, output in (((), "checked.o"), (("-DNDEBUG",), "release.o")):
+        made = run_cli(
+            "cc", "--predictor", "none", "--log", str(log), "-O2", *flags, "-c", "checked.c", "-o", output,
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+    jobs, _, _ = plan(read_log(log))
+    offered = {job.name: {c.name for c in job.candidates} for job in jobs}
+    with_ndebug = [name for name, names in offered.items() if "-DNDEBUG" in names]
+    assert len(offered) == 2 and len(with_ndebug) == 1 and "release" not in with_ndebug[0], offered
+    saving = {s.candidate.name: s for s in measure_flag_savings(read_log(log)).savings}["-DNDEBUG"]
+    sizes = []
+    for flags in ((), ("-DNDEBUG",)):
+        obj = tmp_path / f"clang{len(flags)}.o"
+        subprocess.run(
+            [CLANG_19, "-O2", "-Oz", *flags, "-c", "checked.c", "-o", obj], check=True, cwd=tmp_path
+        )
+        listing = subprocess.run(
+            [CLANG_19.parent / "llvm-size", "--format=berkeley", obj],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        sizes.append(sum(map(int, listing.splitlines()[1].split()[:2])))
+    assert saving.units == 1 and saving.saved == sizes[0] - sizes[1] > len(
+        "int get(struct parser *, const int *, int)"
+    )

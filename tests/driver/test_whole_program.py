@@ -395,3 +395,31 @@ def test_a_relink_of_the_same_program_reuses_its_choice(
     assert "earlier link" in second["reason"] and first["size"] == second["size"]
     ran = subprocess.run([tmp_path / "program", "x"], capture_output=True, text=True, timeout=30)
     assert ran.stdout == expected_output([str(tmp_path / "program"), "x"])
+
+
+def test_lto_links_store_a_string_that_ends_another_once(tmp_path: Path, toolchain: Toolchain) -> None:
+    """lld's -O2 merges string tails in the LTO links, as GNU ld does by default."""
+    (tmp_path / "say.c").write_text(
+        "#include <stdio.h>\n"
+        "const char *greeting(int loud) {\n"
+        '    return loud ? "HELLO, WIDE WORLD OF STRINGS" : "WORLD OF STRINGS";\n'
+        "}\n"
+    )
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\n"
+        "const char *greeting(int loud);\n"
+        "int main(int argc, char **argv) { puts(greeting(argc > 1)); puts(greeting(0)); return 0; }\n"
+    )
+    env = {"LLVM_BIN": str(toolchain.bin_dir)}
+    options = ("--whole-program", "--predictor", "none", "--cache", "off")
+    for name in ("say.c", "main.c"):
+        assert run_cli("cc", *options, "-O2", "-c", name, cwd=tmp_path, env=env).returncode == 0
+    log = tmp_path / "link.jsonl"
+    linked = run_cli(
+        "cc", *options, "--log", str(log), "main.o", "say.o", "-o", "program", cwd=tmp_path, env=env
+    )
+    assert linked.returncode == 0, linked.stderr
+    assert log_lines(log)[-1]["kept"] == "oz"  # the LTO link: the two functions joined
+    assert (tmp_path / "program").read_bytes().count(b"WORLD OF STRINGS\0") == 1
+    ran = subprocess.run([tmp_path / "program", "x"], capture_output=True, text=True, timeout=30)
+    assert ran.stdout == "HELLO, WIDE WORLD OF STRINGS\nWORLD OF STRINGS\n"

@@ -15,7 +15,9 @@ import pytest
 
 from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.errors import InvalidInput
-from llm_compiler.evaluation.flag_tuning import Row, mape, metrics, summarize, system_kind
+from llm_compiler.evaluation.figures import mape, metrics, summarize
+from llm_compiler.evaluation.flag_tuning import system_kind
+from llm_compiler.evaluation.results import Row
 from tests.conftest import EXAMPLES, ROOT, run_cli
 from tests.models.programs import DATA, TAUGHT
 

@@ -12,7 +12,9 @@ import pytest
 
 from llm_compiler.core.metrics import geometric_mean_improvement
 from llm_compiler.errors import InvalidInput
-from llm_compiler.evaluation.flag_tuning import Row, section_totals, system_kind
+from llm_compiler.evaluation.figures import section_totals
+from llm_compiler.evaluation.flag_tuning import system_kind
+from llm_compiler.evaluation.results import Row
 from llm_compiler.toolchain.elf import SECTION_GROUPS
 from llm_compiler.toolchain.llvm import Toolchain
 from tests.conftest import run_cli

@@ -36,7 +36,9 @@ from llm_compiler.cli.options import (
 )
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE
 from llm_compiler.errors import InvalidInput
-from llm_compiler.evaluation.flag_tuning import Failure, FlagTuningHarness, Row, summarize, system_kind
+from llm_compiler.evaluation.figures import summarize
+from llm_compiler.evaluation.flag_tuning import FlagTuningHarness, system_kind
+from llm_compiler.evaluation.results import Failure, Row
 from llm_compiler.files import RunDir, atomic_write_text
 from llm_compiler.models.optimize import FLAG_TUNING_BUDGET, OptimizeSettings
 from llm_compiler.predictor.search import make_search

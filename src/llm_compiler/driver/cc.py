@@ -15,41 +15,24 @@ goes through LLM Compiler's steps:
    ``llm-compiler tune DIR --out TUNED`` tunes exactly these units.
 3. **Choice.** The :class:`~llm_compiler.driver.choose.Chooser` picks the pass list.
 4. **Optimize and lower.** ``opt`` runs the list (:meth:`Compiler.optimize`) and clang
-   lowers the result with the build's code-generation flags (every flag of the line
-   but the front end's own: :data:`~llm_compiler.driver.options.FRONTEND_ONLY`)::
-
-       clang -Oz -Xclang -disable-llvm-passes <codegen flags> -c -x ir - -o -
-
-   so ``-fPIC``, ``-m32``, ``-g``, ``-ffunction-sections``, ``-W...``... are honoured.
-   The line's ``-mllvm`` options go to ``opt`` and ``llc`` too, as clang gives them to
-   its optimizer and code generator.
+   lowers the result with the build's code-generation flags
+   (:mod:`llm_compiler.driver.lowering`). The line's ``-mllvm`` options go to ``opt``
+   and ``llc`` too, as clang gives them to its optimizer and code generator.
 5. **Never larger than -Oz.** ``default<Oz>`` is lowered the same way, and clang
-   itself compiles the unoptimized IR at ``-Oz`` (what ``clang -Oz`` on the source
-   gives: clang's own -Oz pipeline can differ from ``opt``'s ``default<Oz>``, in
-   either direction). The object with the smallest ``.text + .data`` is written
-   (atomically); on a tie ``default<Oz>``'s, then clang's, before the chosen list's.
-   A list that makes the object call a function the -Oz object does not (a libc
-   ``memset`` for a loop, say) is charged :data:`IMPORT_COST` bytes per such function:
-   linked dynamically, each new import adds a dynamic symbol, its name, a PLT entry, a
-   relocation and a GOT slot to the binary, which the object's own size does not show.
+   itself compiles the unoptimized IR at ``-Oz``; the smallest object is written
+   (atomically), a list's new imports charged
+   (:func:`~llm_compiler.driver.lowering.keep_smallest`).
+6. **Frame pointers.** With ``frames``, functions get frame pointers where that makes
+   the kept object smaller (:mod:`llm_compiler.driver.frames`).
 
-**Backend diagnostics.** What a lowering prints is compared, not shown
-(:mod:`llm_compiler.driver.diagnostics`): it names IR lines, not the source. A
-candidate whose lowering says something other than clang's own -Oz of the unit says
-is not kept. When clang's -Oz says anything (``-Wframe-larger-than=``, the ``warning``
-attribute...), the build's line is compiled once more by clang at ``-Oz`` (to a
-scratch object) and its stderr is shown in place of the front end's: clang's exact
-words, once per unit; if it fails (``-Werror``), its status is the command's and no
-object is written. Such a unit is not cached, so a rebuild says it again.
+**Backend diagnostics.** What a lowering prints is compared, not shown: a candidate
+whose lowering says something other than clang's own -Oz of the unit is not kept, and
+when clang's -Oz says anything, the build's line is compiled once more by clang at
+``-Oz`` to show clang's exact words (:mod:`llm_compiler.driver.lowering`). Such a unit
+is not cached, so a rebuild says it again.
 
-**Units built twice.** A project that makes a static and a shared library compiles
-each unit twice, the second time with ``-fPIC``: the same code, IR that differs in
-its symbols' preemption and metadata. With ``share_choices`` (the predictor's builds),
-the list is chosen for the unit as compiled without its position flags (one more
-front end), kept in the cache by that IR, and then measured and validated for the
-``-fPIC`` unit itself (the determinism check and the gate, with its own link): kept
-if it passes and is smaller than -Oz there, else -Oz. Both compiles then share one
-selection, whichever runs first, so ``make -j`` gives the objects of ``make -j1``.
+**Units built twice.** With ``share_choices`` (the predictor's builds), a unit compiled
+with and without ``-fPIC`` shares one selection (:mod:`llm_compiler.driver.shared_choices`).
 
 Any failure of steps 2 to 5 (an opt crash or timeout, a chooser error, a list the
 gate rejects) falls back to compiling the build's line with ``clang -Oz``: the build
@@ -67,25 +50,34 @@ one ``write`` on an ``O_APPEND`` descriptor so that ``make -j`` does not interle
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import asdict, replace
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TypeVar, cast
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from llm_compiler.core.objective import DEFAULT_OBJECTIVE, Objective
-from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.program import Program
 from llm_compiler.driver import direct
 from llm_compiler.driver.arguments import Passthrough, SeveralUnits, UnitCompile, classify, probe, reads_stdin
 from llm_compiler.driver.cache import ObjectCache, unit_key
-from llm_compiler.driver.choose import Choice, Chooser
-from llm_compiler.driver.diagnostics import Lowered, LoweringFailed, backend_messages
+from llm_compiler.driver.choose import Chooser
+from llm_compiler.driver.diagnostics import Lowered
 from llm_compiler.driver.direct import append_line
+from llm_compiler.driver.lowering import (
+    BUILD_TIMEOUT,
+    CLANG_OZ_FLAGS,
+    LOWER_FLAGS,
+    clang_says,
+    keep_smallest,
+    link_cost,
+    lower,
+    object_size,
+)
 from llm_compiler.driver.records import (
     UnitLog,
     completed,
@@ -94,13 +86,13 @@ from llm_compiler.driver.records import (
     write_object,
 )
 from llm_compiler.driver.response_files import expand_response_files
+from llm_compiler.driver.shared_choices import unit_choice
+from llm_compiler.driver.unit_compiler import unit_compiler
 from llm_compiler.errors import InvalidInput, ToolchainError, reason_of
 from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.frontend import FRONTEND_FLAGS
 from llm_compiler.toolchain.llvm import Toolchain, find_toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
-
-logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the optimizer is loaded on a cache miss only (llm_compiler.driver.cache)
     from llm_compiler.core.compiler import Compiler
@@ -113,25 +105,6 @@ DEFAULT_OPT_TIMEOUT = 120.0
 
 #: What the cache may hold of a compile: the objects the driver itself chose and lowered.
 CACHEABLE = ("chosen", "oz", "clang-oz")
-
-#: Seconds the build's own kind of command may run: a link, the front end, lowering.
-BUILD_TIMEOUT = 3600.0
-
-#: clang flags that lower IR to an object without LLVM's optimization passes (the
-#: front end's flags less the IR output).
-LOWER_FLAGS = tuple(flag for flag in FRONTEND_FLAGS if flag not in ("-emit-llvm", "-S"))
-
-#: clang flags that compile unoptimized IR at -Oz, as ``clang -Oz`` compiles the source.
-CLANG_OZ_FLAGS = ("-Oz",)
-
-#: The last flag of a lowering: the build's flags meant for C (``-I``, ``-l``...) are
-#: not used on IR, and clang should not say so (whatever ``-W`` the build gave before).
-_QUIET = "-Wno-unused-command-line-argument"
-
-#: What one more imported function costs a dynamically linked x86-64 binary, in bytes
-#: counted as text + data: .dynsym 24, .rela.plt 24, .plt 16, .got.plt 8, .gnu.version 2,
-#: and its name in .dynstr (about 6).
-IMPORT_COST = 80
 
 
 class _SetupError(Exception):
@@ -414,14 +387,34 @@ class Driver:
                 log = replace(log, program_id=program.id)
                 if self.save_ir is not None:
                     atomic_write_text(self.save_ir / ir_file_name(unit.source, program), program.ir)
-                choice = self._choose(compiler, chooser, unit, program, basis_front)
+                choice = unit_choice(
+                    compiler=compiler,
+                    chooser=chooser,
+                    unit=unit,
+                    program=program,
+                    share=self.share_choices,
+                    basis_front=basis_front,
+                    clang=self._clang,
+                    cache=self.cache,
+                    key=self._key,
+                )
                 log = replace(log, pipeline=choice.pipeline, origin=choice.origin, reason=choice.reason)
-                obj, log, said = self._build(compiler, unit, program, log, clang_oz, background, front.stderr)
+                obj, log, said = keep_smallest(
+                    compiler=compiler,
+                    program=program,
+                    log=log,
+                    clang_oz=clang_oz,
+                    background=background,
+                    known=front.stderr,
+                    lower=partial(self._lower, unit),
+                    size=self._size,
+                    link_cost=link_cost(program.ir),
+                )
                 if not said and self.frames:
                     obj, log = self._frames(compiler, chooser, unit, program, log, obj, front.stderr)
             shown = front.stderr
             if said:  # the backend spoke: clang's own words (module docstring)
-                status, shown = self._clang_says(unit)
+                status, shown = clang_says(self.clang, unit)
                 if status != 0:
                     self._show(shown, self.stderr)
                     reason = f"{log.reason}; clang -Oz fails on the backend's diagnostics (status {status})"
@@ -542,41 +535,6 @@ class Driver:
         if entry is not None:
             self.cache.remember(self.source_key, key, entry)
 
-    def _choose(
-        self,
-        compiler: Compiler,
-        chooser: Chooser,
-        unit: UnitCompile,
-        program: Program,
-        basis_front: Future[CommandResult] | None = None,
-    ) -> Choice:
-        """The unit's choice; with ``share_choices``, made once per IR (module docstring),
-        ``basis_front`` the front end of the unit without its position flags."""
-        if not self.share_choices:
-            return chooser.choose(program) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
-        basis, about = program, ""
-        if unit.position_flags:
-            if basis_front is None:
-                basis_front = completed(self._clang, [*unit.plain_arguments, *FRONTEND_FLAGS, "-o", "-"])
-            front = basis_front.result()
-            if front.returncode == 0:
-                basis = compiler.load_ir(front.stdout_text, name=unit.source)
-                about = f"the unit without {' '.join(unit.position_flags)}"
-        key = self._key(("(a choice)", *unit.llvm_options), basis.ir.encode())  # None without a cache
-        remembered = self.cache.choice(key) if self.cache is not None and key is not None else None
-        if remembered is not None:
-            choice = Choice(**remembered)
-        else:
-            choice = chooser.choose(basis) or Choice(OZ_PIPELINE, "oz", "the chooser had no list")
-            if self.cache is not None and key is not None and not choice.transient:
-                self.cache.remember_choice(key, asdict(choice))
-        if basis is program or choice.pipeline == OZ_PIPELINE:
-            return choice
-        confirm = getattr(chooser, "confirm", None)
-        if confirm is None:
-            return Choice(OZ_PIPELINE, "oz", f"the list chosen for {about} could not be checked here")
-        return cast(Choice, confirm(program, choice, about))
-
     def _chooser(self, compiler: Compiler) -> Chooser:
         if hasattr(self.chooser, "choose"):
             return self.chooser
@@ -590,102 +548,7 @@ class Driver:
         (``-mllvm``) it lacks; then one whose opt and llc take them."""
         if self.compiler is not None and self.compiler.llvm_options == tuple(llvm_options):
             return contextlib.nullcontext(self.compiler)
-        # opt and llc as processes (one unit per process, the library would not pay off),
-        # or, under the compile server, children of its zygote: LLVM loaded once, each
-        # compile from the same state (llm_compiler.toolchain.zygote). With -mllvm, processes.
-        from llm_compiler.core.compiler import Compiler
-        from llm_compiler.toolchain.zygote import ENVIRONMENT as ZYGOTE_ENVIRONMENT
-
-        if not llvm_options and os.environ.get(ZYGOTE_ENVIRONMENT, "off") != "off":
-            try:
-                compiler = Compiler(
-                    self.toolchain, timeout=self.opt_timeout, engine="zygote", workers=1, keep_ir=True
-                )
-            except ToolchainError as error:
-                logger.debug("no zygote: %s", error)
-            else:
-                logger.debug("engine: %s", compiler.engine_note)
-                return compiler
-        # keep_ir: the -Oz and chosen lists were measured while choosing; lowering reuses their IR.
-        return Compiler(
-            self.toolchain,
-            timeout=self.opt_timeout,
-            engine="subprocess",
-            workers=1,
-            keep_ir=True,
-            llvm_options=llvm_options,
-        )
-
-    def _build(
-        self,
-        compiler: Compiler,
-        unit: UnitCompile,
-        program: Program,
-        log: UnitLog,
-        clang_oz: Future[Lowered],
-        background: Executor,
-        known: bytes,
-    ) -> tuple[bytes, UnitLog, bool]:
-        """Lowers -Oz (``default<Oz>``; clang's is ``clang_oz``) and the chosen list
-        (``log.pipeline``), the two at once; returns the smallest object whose lowering
-        says what clang's -Oz of the unit says (``known``: what the front end said), the
-        log line completed, and whether clang's -Oz said anything of its own.
-
-        Raises:
-            LoweringFailed: clang's -Oz (or default<Oz>'s lowering) fails on a backend
-                diagnostic (``-Werror``): so does the build's line, which the caller runs.
-        """
-        oz_lowered = background.submit(
-            self._lower, unit, compiler.optimize(program, compiler.passes(OZ_PIPELINE))
-        )
-        chosen_lowered = None
-        if log.pipeline != OZ_PIPELINE:  # a failure is kept in the future, reported below
-            chosen_lowered = completed(
-                lambda: self._lower(unit, compiler.optimize(program, compiler.passes(log.pipeline)))
-            )
-        oz = oz_lowered.result()
-        oz_size = self._size(oz.obj)
-        log = replace(log, oz_size=oz_size, size=oz_size, kept="oz")
-        kept, says = oz.obj, backend_messages(oz.stderr, known)
-        try:
-            clang = clang_oz.result()
-        except LoweringFailed as error:
-            if backend_messages(error.stderr, known):
-                raise
-            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {reason_of(error)}")
-        except Exception as error:  # default<Oz>'s object stands
-            log = replace(log, reason=f"{log.reason}; clang -Oz failed: {reason_of(error)}")
-        else:
-            clang_oz_size = self._size(clang.obj)
-            log = replace(log, clang_oz_size=clang_oz_size)
-            clang_says = backend_messages(clang.stderr, known)
-            if clang_says != says:  # what clang -Oz says is what the build says
-                reason = f"{log.reason}; default<Oz>'s lowering says other than clang -Oz's"
-                kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz", reason=reason)
-            elif clang_oz_size < oz_size:
-                kept, log = clang.obj, replace(log, size=clang_oz_size, kept="clang-oz")
-            says = clang_says
-        if log.pipeline == OZ_PIPELINE:
-            return kept, replace(log, chosen_size=oz_size), bool(says)
-        assert chosen_lowered is not None
-        try:
-            chosen = chosen_lowered.result()
-            chosen_size = self._size(chosen.obj)
-        except Exception as error:  # the chosen list failed: -Oz is kept
-            reason = f"the chosen list failed, -Oz kept: {reason_of(error)}"
-            return kept, replace(log, reason=reason), bool(says)
-        log = replace(log, chosen_size=chosen_size)
-        if backend_messages(chosen.stderr, known) != says:
-            reason = f"{log.reason}; the chosen list's lowering says other than clang -Oz's, -Oz kept"
-            return kept, replace(log, reason=reason), bool(says)
-        from llm_compiler.toolchain.elf import undefined_symbols
-
-        imports = sorted(undefined_symbols(chosen.obj) - undefined_symbols(kept))
-        if log.size is not None and chosen_size + IMPORT_COST * len(imports) < log.size:
-            kept, log = chosen.obj, replace(log, size=chosen_size, kept="chosen", new_imports=tuple(imports))
-            return kept, log, bool(says)
-        why = f"{len(imports)} new import(s) ({', '.join(imports)}) cost more" if imports else "not smaller"
-        return kept, replace(log, reason=f"{log.reason}; {why} than -Oz here, -Oz kept"), bool(says)
+        return unit_compiler(self.toolchain, self.opt_timeout, llvm_options)
 
     def _frames(
         self,
@@ -697,68 +560,30 @@ class Driver:
         kept: bytes,
         known: bytes,
     ) -> tuple[bytes, UnitLog]:
-        """``kept``, or a smaller object with frame pointers where they shrink the unwind
-        tables (:mod:`llm_compiler.driver.frames`)."""
-        from llm_compiler.driver.frames import smaller_frames
+        """``kept``, or a smaller object with frame pointers (:mod:`llm_compiler.driver.frames`)."""
+        from llm_compiler.driver.frames import unit_frames
 
-        pipeline = log.pipeline if log.kept == "chosen" else OZ_PIPELINE
-        ir = compiler.optimize(program, compiler.passes(pipeline))  # measured already: kept IR
-        obj, made = smaller_frames(
+        selector = getattr(chooser, "confirmer", None)
+        lower = partial(self._lower, unit)
+        return unit_frames(
+            compiler=compiler,
+            selector=selector,
             arguments=unit.arguments,
             program=program,
-            ir=ir,
-            obj=kept,
-            kept=kept,
             log=log,
-            lower=lambda text: self._lower(unit, text),
-            size=self._size,
-            selector=getattr(chooser, "confirmer", None),
-            says=(),
+            kept=kept,
             known=known,
+            lower=lower,
+            size=self._size,
         )
-        if made.frames and log.kept == "clang-oz":  # made from default<Oz>'s IR, not clang's object
-            made = replace(made, kept="oz")
-        return obj, made
 
     def _size(self, obj: bytes) -> int:
         """An object's size in the driver's objective."""
-        from llm_compiler.toolchain.elf import berkeley_size
-
-        size = berkeley_size(obj)
-        return size.text if self.objective is Objective.TEXT_SIZE else size.binary_size
+        return object_size(obj, self.objective)
 
     def _lower(self, unit: UnitCompile, ir: str, flags: Sequence[str] = LOWER_FLAGS) -> Lowered:
-        """Lowers IR to an object with clang and the build's code-generation flags (by
-        default without LLVM's optimization passes); keeps what clang says.
-
-        Raises:
-            LoweringFailed: clang exited non-zero (its stderr in the error).
-            InvalidInput: What clang wrote is not an object.
-        """
-        result = run_command(
-            [self.clang, *flags, *unit.codegen_flags, _QUIET, "-c", "-x", "ir", "-", "-o", "-"],
-            timeout=BUILD_TIMEOUT,
-            input=ir.encode(),
-            subject=unit.source,
-            check=False,
-        )
-        if result.returncode != 0:
-            status = exit_status(result.returncode)
-            raise LoweringFailed(
-                f"clang failed with status {status} lowering {unit.source}: {result.stderr_text[-2000:]}",
-                stderr=result.stderr,
-                status=status,
-            )
-        self._size(result.stdout)  # raises InvalidInput if it is not an object
-        return Lowered(result.stdout, result.stderr)
-
-    def _clang_says(self, unit: UnitCompile) -> tuple[int, bytes]:
-        """The exit status and stderr of the build's line compiled by clang at ``-Oz``
-        (to a scratch object, without its dependency-file options)."""
-        with tempfile.TemporaryDirectory(prefix="llm-compiler-cc-") as scratch:
-            scratch_object = os.path.join(scratch, "unit.o")
-            result = self._clang([*unit.listing_arguments, "-Oz", "-c", "-o", scratch_object])
-        return exit_status(result.returncode), result.stderr
+        """Lowers IR with the unit's flags (:func:`~llm_compiler.driver.lowering.lower`)."""
+        return lower(self.clang, unit, ir, self._size, flags)
 
     def _record(self, log: UnitLog) -> None:
         if self.log is not None:

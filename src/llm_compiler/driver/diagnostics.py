@@ -11,7 +11,7 @@ comes from lowering IR, where clang can only name IR lines (``<stdin>:3:29``,
 So the driver compares, and never shows, what its lowerings say
 (:func:`backend_messages`: each diagnostic without its location); when clang's own
 ``-Oz`` of the unit says anything, the build's line is compiled once more by clang at
-``-Oz`` to show clang's exact words (:meth:`llm_compiler.driver.cc.Driver._build`).
+``-Oz`` to show clang's exact words (:func:`llm_compiler.driver.lowering.keep_smallest`).
 """
 
 from __future__ import annotations

@@ -96,6 +96,11 @@ def _cxx_with_exceptions_or_rtti(unit: UnitCompile) -> bool:
     )
 
 
+def _asserts_on(unit: UnitCompile) -> bool:
+    said = [a for a in unit.listing_arguments if a in ("-DNDEBUG", "-UNDEBUG") or a.startswith("-DNDEBUG=")]
+    return not said or said[-1] == "-UNDEBUG"
+
+
 @dataclass(frozen=True)
 class Candidate:
     """Flags a user could add, what they remove and what that costs.
@@ -151,6 +156,15 @@ CANDIDATES: tuple[Candidate, ...] = (
         "stack buffer overflows are no longer caught at function return: a hardening lost",
         "lines with -fstack-protector, -fstack-protector-strong or -fstack-protector-all",
         _protects_stack,
+    ),
+    Candidate(
+        ("-DNDEBUG",),
+        "assert() checks and their messages (the expression, the file and, with clang, the "
+        "function's whole signature as a string)",
+        "a broken invariant no longer stops the program where it is found; code that relies on "
+        "assert's side effects changes",
+        "lines without -DNDEBUG",
+        _asserts_on,
     ),
     Candidate(
         ("-fno-exceptions", "-fno-rtti"),

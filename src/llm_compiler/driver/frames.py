@@ -1,7 +1,8 @@
 """The driver's frame-pointer choice for a unit (:mod:`llm_compiler.core.frames`).
 
-After ``_build`` has decided which object a unit keeps (the chosen list's, -Oz's or
-clang's -Oz), :func:`smaller_frames` tries frame pointers in the functions of that
+After :func:`~llm_compiler.driver.lowering.keep_smallest` has decided which object a
+unit keeps (the chosen list's, -Oz's or clang's -Oz), :func:`unit_frames` (through
+:func:`smaller_frames`) tries frame pointers in the functions of that
 object's IR whose unwind entries they make smaller. The object made so is kept only
 when it is smaller than the one kept, its lowering says what clang -Oz says, and it
 passes :meth:`~llm_compiler.selection.select.Selector.check_object`: built again from
@@ -23,7 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from llm_compiler.core.frames import FRAME_POINTER, choose_frames, user_decides_frames
-from llm_compiler.core.program import Program
+from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.driver.diagnostics import Lowered, backend_messages
 from llm_compiler.driver.records import UnitLog
 from llm_compiler.errors import LlmCompilerError, reason_of
@@ -31,6 +32,7 @@ from llm_compiler.toolchain.elf import section_sizes
 from llm_compiler.toolchain.ir import with_function_attribute
 
 if TYPE_CHECKING:
+    from llm_compiler.core.compiler import Compiler
     from llm_compiler.selection import Selector
 
 
@@ -109,3 +111,50 @@ def carried_ir(ir: bytes | None, functions: Sequence[str]) -> bytes | None:
     if ir is None or not functions:
         return ir
     return with_function_attribute(ir.decode(), FRAME_POINTER, set(functions)).encode()
+
+
+def unit_frames(
+    *,
+    compiler: Compiler,
+    selector: Selector | None,
+    arguments: Sequence[str],
+    program: Program,
+    log: UnitLog,
+    kept: bytes,
+    known: bytes,
+    lower: Callable[[str], Lowered],
+    size: Callable[[bytes], int],
+) -> tuple[bytes, UnitLog]:
+    """The driver's step after its decision (:func:`~llm_compiler.driver.lowering.keep_smallest`):
+    ``kept``, or a smaller object with frame pointers (:func:`smaller_frames`), made from the
+    IR of the list kept (-Oz's when clang's own -Oz object is kept).
+
+    Args:
+        compiler: Ran the lists (their IR is kept: no list runs again).
+        selector: Checks the object made (None: no choice is made).
+        arguments: The build's line.
+        program: The unit.
+        log: The unit's log line so far.
+        kept: The object decided so far.
+        known: The front end's stderr.
+        lower: Lowers IR as the kept object was lowered.
+        size: The driver's objective.
+    """
+    pipeline = log.pipeline if log.kept == "chosen" else OZ_PIPELINE
+    ir = compiler.optimize(program, compiler.passes(pipeline))  # measured already: kept IR
+    obj, made = smaller_frames(
+        arguments=arguments,
+        program=program,
+        ir=ir,
+        obj=kept,
+        kept=kept,
+        log=log,
+        lower=lower,
+        size=size,
+        selector=selector,
+        says=(),
+        known=known,
+    )
+    if made.frames and log.kept == "clang-oz":  # made from default<Oz>'s IR, not clang's object
+        made = replace(made, kept="oz")
+    return obj, made

@@ -86,9 +86,10 @@ from llm_compiler.driver.arguments import LinkCommand, UnitCompile, link_command
 from llm_compiler.driver.cache import ObjectCache
 from llm_compiler.driver.choose import Choice, Chooser
 from llm_compiler.driver.direct import tool_identity
+from llm_compiler.driver.link_inputs import BITCODE_MAGIC, read_files
 from llm_compiler.driver.records import UnitLog, exit_status
 from llm_compiler.errors import CommandFailed, CompileTimeout, reason_of
-from llm_compiler.files import atomic_write_text, file_sha256
+from llm_compiler.files import atomic_write_text
 from llm_compiler.toolchain.llvm import Toolchain
 from llm_compiler.toolchain.runner import CommandResult, run_command
 
@@ -107,6 +108,10 @@ LTO_LINK_FLAGS = (
     "-Wl,--undefined-version",
     "-Wno-unused-command-line-argument",
 )
+#: lld's ``-O2``: a constant string that ends another is stored once, as its tail (GNU ld
+#: does this by default; C leaves it unspecified whether string literals share storage).
+#: Not added where the build's line sets the linker's optimization level itself.
+MERGE_TAILS = "-Wl,-O2"
 #: What a whole program's choice is kept under in the cache, in place of a unit's codegen flags.
 _CHOICE_KEY = ("<whole-program choice>",)
 #: What a linked file is kept under in the cache (step 5), in place of a unit's codegen flags.
@@ -116,10 +121,6 @@ _RELINK_KEY = ("<whole-program link>",)
 _MODE, _SHOWN = "mode", "shown"
 #: What the ``oz`` link keeps of lld's intermediate files: the joined module alone.
 _SAVE_JOINED = "--save-temps=internalize"
-#: The options that name a library folder or a library, as a link line or the linker takes them.
-_LIBRARY_OPTIONS = {"-L": "folder", "--library-path": "folder", "-l": "library", "--library": "library"}
-#: The first bytes of an LLVM bitcode file.
-BITCODE_MAGIC = b"BC\xc0\xde"
 _SECTION_NAME = IR_SECTION.encode() + b"\0"
 #: lld's ``--save-temps`` name of the joined module after internalization.
 _JOINED_SUFFIX = ".0.2.internalize.bc"
@@ -461,9 +462,11 @@ class _LtoLinks:
             LinkStepError: The link failed.
         """
         _side_folder(output).mkdir(parents=True, exist_ok=True)
+        own = self.command.with_output(str(output), str(_side_folder(output)))
         line = [
-            *self.command.with_output(str(output), str(_side_folder(output))),
+            *own,
             *LTO_LINK_FLAGS,
+            *(() if any(argument.startswith("-Wl,-O") for argument in own) else (MERGE_TAILS,)),
             "-Xlinker",
             f"--lto-newpm-passes={pipeline}",
             *(f"-Wl,{flag}" for flag in extra),
@@ -546,16 +549,11 @@ def _relink_key(steps: LinkSteps, command: LinkCommand) -> str | None:
     if steps.cache is None or command.side_outputs("."):
         return None
     try:
-        inputs = [Path(name) for name in command.inputs]
-        libraries = _libraries(steps, command)
-        in_tree = [path for path in libraries or () if path.resolve().is_relative_to(Path.cwd().resolve())]
-        if libraries is None or not all(map(_linkable, [*inputs, *in_tree])):
-            return None
-        output = Path(command.output).resolve()
-        named = {Path(name) for name in _named_files(command) if Path(name).resolve() != output}
-        files = sorted((str(path), file_sha256(path)) for path in {*inputs, *libraries, *named})
+        files = read_files(command, steps.clang)
         lld = tool_identity(steps.toolchain.tool("ld.lld"))
     except OSError:
+        return None
+    if files is None:
         return None
     line = {
         "arguments": command.arguments,
@@ -565,84 +563,3 @@ def _relink_key(steps: LinkSteps, command: LinkCommand) -> str | None:
         "files": files,
     }
     return steps.key(_RELINK_KEY, json.dumps(line).encode())
-
-
-def _linker_words(arguments: Sequence[str]) -> list[str]:
-    """The line with what ``-Wl,`` and ``-Xlinker`` pass to the linker as words of their own."""
-    words: list[str] = []
-    remaining = iter(arguments)
-    for argument in remaining:
-        if argument.startswith("-Wl,"):
-            words.extend(argument.split(",")[1:])
-        elif argument == "-Xlinker":
-            words.append(next(remaining, ""))
-        else:
-            words.append(argument)
-    return words
-
-
-def _named_files(command: LinkCommand) -> list[str]:
-    """What the line's words name that is a file (a version script, a linker script, a
-    response file of the linker...), written as given."""
-    named: list[str] = []
-    for word in _linker_words(command.arguments):
-        names = [word, word.partition("=")[2], word[1:] if word.startswith("@") else ""]
-        if word.startswith("-") and not word.startswith("--"):
-            names.append(word[2:])  # an attached value: -Tlink.ld
-        named.extend(name for name in names if name and os.path.isfile(name))
-    return named
-
-
-def _libraries(steps: LinkSteps, command: LinkCommand) -> list[Path] | None:
-    """The files the line's ``-l`` options may link (``lib<name>.so`` and ``.a`` in the
-    first folder that has either, ``-l:<file>`` as named), looked for in its ``-L``
-    folders then clang's own; None when one is found nowhere."""
-    folders: list[str] = []
-    names: list[str] = []
-    remaining = iter(_linker_words(command.arguments))
-    for word in remaining:
-        option, equals, value = word.partition("=")
-        if word in _LIBRARY_OPTIONS:
-            kind, value = _LIBRARY_OPTIONS[word], next(remaining, "")
-        elif equals and option in _LIBRARY_OPTIONS and option.startswith("--"):
-            kind = _LIBRARY_OPTIONS[option]
-        elif word[:2] in _LIBRARY_OPTIONS and len(word) > 2:
-            kind, value = _LIBRARY_OPTIONS[word[:2]], word[2:]
-        else:
-            continue
-        (folders if kind == "folder" else names).append(value)
-    found: list[Path] = []
-    searched: list[str] | None = None
-    for name in names:
-        files = [name[1:]] if name.startswith(":") else [f"lib{name}.so", f"lib{name}.a"]
-        existing = _first_with(folders, files)
-        if not existing:  # clang's folders, asked once
-            searched = _search_folders(steps, command) if searched is None else searched
-            existing = _first_with(searched, files)
-        if not existing:
-            return None
-        found.extend(existing)
-    return found
-
-
-def _first_with(folders: Sequence[str], files: Sequence[str]) -> list[Path]:
-    """``files`` in the first of ``folders`` that holds any of them."""
-    existing = (
-        [Path(folder) / file for file in files if (Path(folder) / file).is_file()] for folder in folders
-    )
-    return next((paths for paths in existing if paths), [])
-
-
-def _search_folders(steps: LinkSteps, command: LinkCommand) -> list[str]:
-    """The folders clang has the linker look for libraries in, for this line."""
-    result = steps.clang([*command.arguments, "-print-search-dirs"])
-    for line in result.stdout.decode(errors="replace").splitlines():
-        if result.returncode == 0 and line.startswith("libraries: ="):
-            return line.removeprefix("libraries: =").split(":")
-    return []
-
-
-def _linkable(path: Path) -> bool:
-    """Whether ``path`` is an object, an archive or bitcode (a file that names no other)."""
-    with path.open("rb") as stream:
-        return stream.read(8).startswith((b"\x7fELF", b"!<arch>\n", BITCODE_MAGIC))

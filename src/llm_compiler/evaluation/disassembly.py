@@ -37,7 +37,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import CommandFailed, InvalidInput, reason_of
-from llm_compiler.evaluation.flag_tuning import by_system_and_target
+from llm_compiler.evaluation.figures import by_system_and_target
 from llm_compiler.models.base import Model
 from llm_compiler.models.disassemble import DISASSEMBLY_BUDGET, LiftResult, lift_texts
 from llm_compiler.models.emulate import comparable

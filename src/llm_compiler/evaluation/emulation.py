@@ -40,7 +40,7 @@ from typing import Any
 
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.errors import CommandFailed, InvalidInput
-from llm_compiler.evaluation.flag_tuning import by_system_and_target, mape
+from llm_compiler.evaluation.figures import by_system_and_target, mape
 from llm_compiler.evaluation.perplexity import dataset_samples
 from llm_compiler.models.backends.replay import prompt_key
 from llm_compiler.models.base import GenerationRequest, Model

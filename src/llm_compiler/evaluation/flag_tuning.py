@@ -23,33 +23,10 @@ it proposes with the same compiler and gate, whoever it is:
   is nothing of ours to validate: ``validated`` is False, ``outcome`` ``gcc``), so its
   geometric mean against -Oz is "gcc -Os vs clang -Oz", negative where GCC is larger.
 
-Each (unit, system) gives a :class:`Row`:
-
-* ``zero_shot_size``: the system's first answer applied as it is, larger than -Oz or
-  not (the paper's zero-shot figure); -Oz's size when that answer could not be used
-  (unreadable, unknown passes, a compile failure, rejected by validation);
-* ``size``: with "-Oz backup": the smallest *validated* result, never above -Oz;
-* ``unvalidated_size``: the smallest size found before validation, reported apart and
-  never mixed into the headline;
-* ``outcome``: ``improved``, ``oz`` (nothing smaller) or why the answer was not used;
-* a model's predicted sizes beside the measured ones, for the MAPE of predictions;
-* ``sections``: where the size is, by group of sections
-  (:func:`~llm_compiler.toolchain.elf.section_sizes`: ``.text``, ``.eh_frame``,
-  ``.rodata``, ``.data``, ``other``; they sum to the binary size): of GCC's object, or of
-  the object of the row's chosen pipeline (None where the object is not ELF; rows
-  written before sections were recorded read back as None).
-
-A unit a system cannot be run on (IR this LLVM cannot read, a crash of opt or llc, an
-object no reader here knows, a check that cannot read the unit's objects, a unit the
-autotuner stopped on) gives a :class:`Failure` instead: the unit, the system and the
-reason with its fix. The other units go on; a model's backend failing
-(:class:`~llm_compiler.models.base.ModelError`) still ends the run.
-
-:func:`summarize` turns rows into the figures per system and per package: geometric
-mean size reduction against -Oz zero-shot and with backup, shares improved and
-regressed, shares of each outcome, compiles and seconds per unit, and the MAPE of
-predicted sizes; and, where rows have them, each system's bytes per group of sections
-summed over its units (:func:`section_totals`).
+Each (unit, system) gives a :class:`~llm_compiler.evaluation.results.Row`, or a
+:class:`~llm_compiler.evaluation.results.Failure` for a unit a system cannot be run on
+(:mod:`llm_compiler.evaluation.results`); :func:`~llm_compiler.evaluation.figures.summarize`
+turns rows into the figures per system and per package (:mod:`llm_compiler.evaluation.figures`).
 """
 
 from __future__ import annotations
@@ -58,9 +35,8 @@ import functools
 import itertools
 import tempfile
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,79 +44,24 @@ from llm_compiler.autotune.jobs import TuneSettings
 from llm_compiler.autotune.tuner import Tuner
 from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.executors import Executor, InlineExecutor
-from llm_compiler.core.metrics import geometric_mean_improvement, total_improvement
 from llm_compiler.core.program import OZ_PIPELINE, Program
 from llm_compiler.core.store import Store
 from llm_compiler.corpus.program_set import ProgramSource
 from llm_compiler.errors import InvalidInput, InvalidPassList, LlmCompilerError, reason_of
 from llm_compiler.evaluation.frames import SUFFIX as FRAMES_SUFFIX
 from llm_compiler.evaluation.frames import binary_or_text, with_frames
+from llm_compiler.evaluation.results import Failure, Row
 from llm_compiler.models.base import Model, ModelError
 from llm_compiler.models.optimize import ListOptimizer, ModelOptimizer, OptimizeSettings, UnitResult
 from llm_compiler.models.proposed import proposer_optimizer
 from llm_compiler.models.registry import BACKENDS
 from llm_compiler.selection import Candidate, Gate, Policy, Selector, Verdict
 from llm_compiler.selection.registry import check_spec, is_proposer_spec, unknown_kind
-from llm_compiler.toolchain.elf import SECTION_GROUPS, berkeley_size, section_sizes
+from llm_compiler.toolchain.elf import berkeley_size, section_sizes
 
 FIXED = {"oz": OZ_PIPELINE, "o3": "default<O3>", "o2": "default<O2>", "os": "default<Os>"}
 #: GCC's systems: whether each runs GCC's link-time optimizer, and the row's pipeline.
 GCC_SYSTEMS = {"gcc-os": (False, "gcc -Os"), "gcc-os-lto": (True, "gcc -Os -flto")}
-
-
-@dataclass(frozen=True)
-class Row:
-    """One unit under one system (a line of ``results.jsonl``; fields in the module docstring)."""
-
-    unit: str
-    package: str
-    system: str
-    oz_size: int
-    unoptimized_size: int
-    zero_shot_size: int
-    size: int
-    validated: bool
-    unvalidated_size: int | None
-    outcome: str
-    pipeline: str
-    predicted_before: int | None = None
-    predicted_after: int | None = None
-    measured_after: int | None = None
-    compiles: int = 0
-    seconds: float = 0.0
-    task: str = "flag-tuning"
-    sections: dict[str, int] | None = None
-    frames: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, record: dict[str, Any]) -> Row:
-        names = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in record.items() if key in names})
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A unit one system could not be run on (a line of ``errors.jsonl``), with the reason.
-
-    Attributes:
-        unit, package, system: As in :class:`Row`.
-        error: What stopped it, in one paragraph, with the fix where one is known.
-        exception: The error itself (not written), for a run of a single unit to raise.
-    """
-
-    unit: str
-    package: str
-    system: str
-    error: str
-    status: str = "error"
-    task: str = "flag-tuning"
-    exception: LlmCompilerError | None = field(default=None, compare=False, repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "exception"}
 
 
 def system_kind(name: str) -> str:
@@ -545,112 +466,3 @@ def _failure(system: str, source: ProgramSource, error: LlmCompilerError) -> Fai
 
 def _package(source: ProgramSource) -> str:
     return str(source.provenance.get("package") or Path(source.name).parent.name or "-")
-
-
-def by_system_and_target(
-    rows: Iterable[Mapping[str, Any]], figures: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    """``figures`` of each system's rows, with ``"by_target"``: the same per row ``target``."""
-    by_system: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_system[row["system"]].append(row)
-    systems = {}
-    for system, group in by_system.items():
-        by_target: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for row in group:
-            by_target[row["target"]].append(row)
-        targets = {target: figures(part) for target, part in sorted(by_target.items())}
-        systems[system] = {**figures(group), "by_target": targets}
-    return systems
-
-
-def mape(pairs: Iterable[tuple[int, int]]) -> float | None:
-    """Mean absolute percentage error of (predicted, actual) pairs, as a fraction.
-
-    Example:
-        >>> mape([(110, 100), (45, 50)])
-        0.1
-    """
-    errors = [abs(predicted - actual) / actual for predicted, actual in pairs if actual > 0]
-    return sum(errors) / len(errors) if errors else None
-
-
-def metrics(rows: Sequence[Row]) -> dict[str, Any]:
-    """The figures of one system over ``rows`` (see the module docstring)."""
-    count = len(rows)
-    outcomes = Counter(row.outcome for row in rows)
-    unvalidated = [
-        (row.oz_size, min(row.unvalidated_size, row.oz_size)) for row in rows if row.unvalidated_size
-    ]
-    return {
-        "units": count,
-        "geomean_zero_shot": geometric_mean_improvement([(row.oz_size, row.zero_shot_size) for row in rows]),
-        "geomean_backup": geometric_mean_improvement([(row.oz_size, row.size) for row in rows]),
-        "total_backup": total_improvement([(row.oz_size, row.size) for row in rows]),
-        "oz_bytes": sum(row.oz_size for row in rows),
-        "bytes": sum(row.size for row in rows),
-        "improved": sum(row.zero_shot_size < row.oz_size for row in rows) / count if count else 0.0,
-        "regressed": sum(row.zero_shot_size > row.oz_size for row in rows) / count if count else 0.0,
-        "outcomes": {outcome: n / count for outcome, n in sorted(outcomes.items())},
-        "compiles_per_unit": sum(row.compiles for row in rows) / count if count else 0.0,
-        "seconds_per_unit": sum(row.seconds for row in rows) / count if count else 0.0,
-        "mape_before": mape((r.predicted_before, r.unoptimized_size) for r in rows if r.predicted_before),
-        "mape_after": mape(
-            (r.predicted_after, r.measured_after) for r in rows if r.predicted_after and r.measured_after
-        ),
-        "geomean_unvalidated": geometric_mean_improvement(unvalidated) if unvalidated else None,
-    }
-
-
-def section_totals(rows: Sequence[Row]) -> dict[str, dict[str, int]]:
-    """Per system, the bytes of each group of sections summed over its rows that have
-    sections, with ``total`` (their sum) and ``units`` (how many rows); systems without
-    sections are left out.
-
-    Example:
-        >>> row = Row("u", "p", "gcc-os", 9, 20, 8, 8, False, 8, "gcc", "gcc -Os",
-        ...           sections={".text": 6, ".eh_frame": 0, ".rodata": 2, ".data": 0, "other": 0})
-        >>> section_totals([row])["gcc-os"]["total"]
-        8
-    """
-    totals: dict[str, dict[str, int]] = {}
-    for row in rows:
-        if row.sections is None:
-            continue
-        found = totals.setdefault(row.system, {**dict.fromkeys(SECTION_GROUPS, 0), "total": 0, "units": 0})
-        for group, size in row.sections.items():
-            found[group] = found.get(group, 0) + size
-            found["total"] += size
-        found["units"] += 1
-    return totals
-
-
-def summarize(
-    rows: Sequence[Row],
-    *,
-    llvm_version: str,
-    programs: str,
-    settings: dict[str, Any],
-    failures: Sequence[Failure] = (),
-) -> dict[str, Any]:
-    """``report.json``: the figures per system, and per package and system, over the rows;
-    ``errors``: each unit and system that gave no row, with the reason."""
-    by_system: dict[str, list[Row]] = defaultdict(list)
-    by_package: dict[str, dict[str, list[Row]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        by_system[row.system].append(row)
-        by_package[row.package][row.system].append(row)
-    return {
-        "task": "flag-tuning",
-        "llvm_version": llvm_version,
-        "programs": programs,
-        "units": len({row.unit for row in rows}),
-        "systems": {name: metrics(group) for name, group in by_system.items()},
-        "packages": {
-            package: {name: metrics(group) for name, group in systems.items()}
-            for package, systems in sorted(by_package.items())
-        },
-        "settings": settings,
-        "sections": section_totals(rows),
-        "errors": [{"unit": f.unit, "system": f.system, "error": f.error} for f in failures],
-    }

@@ -25,7 +25,7 @@ from llm_compiler.toolchain.elf import berkeley_size, section_sizes
 
 if TYPE_CHECKING:
     from llm_compiler.core.compiler import Compiler
-    from llm_compiler.evaluation.flag_tuning import Row
+    from llm_compiler.evaluation.results import Row
     from llm_compiler.selection import Selector
 
 #: What a system's name ends with to have the frame-pointer choice applied.

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import Symbol, SymbolTableSection
 
 from llm_compiler.errors import InvalidInput
@@ -279,3 +280,54 @@ def function_costs(blob: bytes) -> dict[str, int] | None:
     except (ELFError, KeyError, ValueError, AssertionError) as error:
         raise InvalidInput(f"Not a readable ELF file: {error}") from error
     return costs
+
+
+#: Per machine (``e_machine``): the relocation type of an absolute pointer, and the bytes
+#: of the dynamic relocation a position-independent link makes of it.
+_ABSOLUTE_POINTER = {
+    62: (1, 24),  # x86-64: R_X86_64_64 -> R_X86_64_RELATIVE (Elf64_Rela)
+    3: (1, 8),  # i386: R_386_32 -> R_386_RELATIVE (Elf32_Rel)
+    183: (257, 24),  # AArch64: R_AARCH64_ABS64 -> R_AARCH64_RELATIVE (Elf64_Rela)
+    40: (2, 8),  # ARM: R_ARM_ABS32 -> R_ARM_RELATIVE (Elf32_Rel)
+}
+
+
+def dynamic_relocation_bytes(blob: bytes) -> int:
+    """Bytes of dynamic relocations a position-independent link (a PIE or a shared
+    library) makes for an object's absolute pointers.
+
+    Each absolute pointer in a loaded section (a table of pointers to functions or
+    strings, a pointer initialized with an address) cannot be resolved when the program
+    is linked: the dynamic linker writes it at load time, from one relocation entry in
+    ``.rela.dyn`` (``.rel.dyn``), which the link's binary size counts. A relocatable
+    object's own relocation sections are not loaded, so its binary size misses them.
+
+    Returns:
+        The count of such relocations times the size of a dynamic relocation entry on
+        this machine; 0 for machines not known here.
+
+    Raises:
+        InvalidInput: ``blob`` is not a readable ELF object.
+    """
+    if blob[:4] != b"\x7fELF":
+        raise InvalidInput(f"Not an ELF object: it is {object_format(blob)}.")
+    endian = "<" if blob[5] == 1 else ">"
+    (machine,) = struct.unpack_from(endian + "H", blob, 0x12)
+    known = _ABSOLUTE_POINTER.get(machine)
+    if known is None:
+        return 0
+    absolute, entry_bytes = known
+    try:
+        elf = ELFFile(io.BytesIO(blob))
+        count = 0
+        for section in elf.iter_sections():
+            if not isinstance(section, RelocationSection):
+                continue
+            target = elf.get_section(section["sh_info"])
+            if not target["sh_flags"] & SHF_ALLOC:
+                continue  # debug information: not loaded
+            types = (relocation["r_info_type"] for relocation in section.iter_relocations())
+            count += sum(1 for kind in types if kind == absolute)
+    except (ELFError, KeyError, ValueError) as error:
+        raise InvalidInput(f"Not a readable ELF file: {error}") from error
+    return count * entry_bytes

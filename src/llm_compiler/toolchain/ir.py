@@ -142,3 +142,9 @@ def functions_with_inline_asm(ir_text: str) -> set[str]:
         elif current is not None and " asm " in line:  # call, invoke or callbr of inline asm
             found.add(current)
     return found
+
+
+def is_position_independent(ir_text: str) -> bool:
+    """Whether the module is compiled as position-independent code (``-fPIC``, ``-fPIE``
+    or a default PIE): its module flags set a ``PIC Level``."""
+    return '!"PIC Level"' in ir_text
