@@ -114,3 +114,38 @@ def test_a_whole_program_build_carries_the_choice_into_its_links(
 def attributes_of(ir: str, define: str) -> str:
     group = define.rsplit("#", 1)[1].split()[0]
     return next(line for line in ir.splitlines() if line.startswith(f"attributes #{group} ="))
+
+
+def test_frame_pointers_are_weighed_with_what_the_link_adds(toolchain: Toolchain, tmp_path: Path) -> None:
+    """An object with frame pointers replaces the kept one only when it is smaller with its
+    dynamic relocations counted (here the kept object's are made to cost nothing and the
+    other's a lot: the kept one stands, and no check is even started)."""
+    from llm_compiler.core.program import Program
+    from llm_compiler.driver.diagnostics import Lowered
+    from llm_compiler.driver.frames import smaller_frames
+    from llm_compiler.driver.records import UnitLog
+
+    (tmp_path / "unit.c").write_text(UNIT)
+    clang = toolchain.tool("clang")
+    ir = run_command(
+        [clang, "-Oz", "-S", "-emit-llvm", tmp_path / "unit.c", "-o", "-"], timeout=60
+    ).stdout_text
+
+    def lower(text: str) -> Lowered:
+        command = [clang, "-Oz", "-Xclang", "-disable-llvm-passes", "-c", "-x", "ir", "-", "-o", "-"]
+        return Lowered(run_command(command, timeout=60, input=text.encode()).stdout, b"")
+
+    kept = lower(ir).obj
+    size = berkeley_size(kept).binary_size
+    log = UnitLog(source="unit.c", output="unit.o", cwd=str(tmp_path), size=size)
+    program = Program(name="unit.c", ir=ir)
+    arguments = dict(
+        arguments=["-c", "unit.c"], program=program, ir=ir, obj=kept, kept=kept, log=log,
+        lower=lower, size=lambda obj: berkeley_size(obj).binary_size, says=(), known=b"",
+    )  # fmt: skip
+    obj, made = smaller_frames(
+        **arguments,  # type: ignore[arg-type]
+        selector=object(),  # type: ignore[arg-type]
+        link_cost=lambda obj: 0 if obj == kept else 10_000,
+    )
+    assert obj == kept and made == log

@@ -575,6 +575,7 @@ class Driver:
             known=known,
             lower=lower,
             size=self._size,
+            link_cost=link_cost(program.ir),
         )
 
     def _size(self, obj: bytes) -> int:

@@ -53,6 +53,7 @@ def smaller_frames(
     selector: Selector | None,
     says: tuple[str, ...],
     known: bytes,
+    link_cost: Callable[[bytes], int] = lambda obj: 0,
 ) -> tuple[bytes, UnitLog]:
     """The object to keep and its log line: ``kept`` as decided, or a smaller one with
     frame pointers in some functions (module docstring).
@@ -70,6 +71,9 @@ def smaller_frames(
         selector: Checks the object made (None: no choice is made).
         says: What clang -Oz's lowering said (its backend diagnostics).
         known: The front end's stderr (diagnostics it printed already).
+        link_cost: What the link adds for an object (its dynamic relocations,
+            :func:`~llm_compiler.driver.lowering.link_cost`): objects are compared with it
+            added, as :func:`~llm_compiler.driver.lowering.keep_smallest` compares them.
     """
     if selector is None or log.size is None or user_decides_frames(list(arguments)):
         return kept, log
@@ -85,12 +89,16 @@ def smaller_frames(
             raise _SaysOtherwise("the lowering with frame pointers says other than clang -Oz's")
         return result.obj
 
+    def cost(made: bytes) -> int:
+        return size(made) + link_cost(made)
+
     try:
-        choice = choose_frames(ir, obj, lowered, size)
+        choice = choose_frames(ir, obj, lowered, cost)
     except Exception as error:  # a failure of the attempt leaves the decided object
         return kept, replace(log, reason=f"{log.reason}; frame pointers not tried: {reason_of(error)}")
-    if choice is None or choice.size >= log.size:
+    if choice is None or choice.size >= log.size + link_cost(kept):
         return kept, log
+    made_size = size(choice.obj)
     check = selector.check_object(
         program,
         lambda: choice.obj,
@@ -98,10 +106,10 @@ def smaller_frames(
         again=lambda: lowered(choice.ir),
     )
     if check.verdict.is_failure:
-        why = f"{log.reason}; {choice.note} ({choice.size}): {check.verdict}: {check.detail[:200]}"
+        why = f"{log.reason}; {choice.note} ({made_size}): {check.verdict}: {check.detail[:200]}"
         return kept, replace(log, reason=why)
-    note = f"{choice.note}: {log.size} -> {choice.size} ({check.verdict})"
-    return choice.obj, replace(log, size=choice.size, frames=note, frame_functions=choice.functions)
+    note = f"{choice.note}: {log.size} -> {made_size} ({check.verdict})"
+    return choice.obj, replace(log, size=made_size, frames=note, frame_functions=choice.functions)
 
 
 def carried_ir(ir: bytes | None, functions: Sequence[str]) -> bytes | None:
@@ -124,6 +132,7 @@ def unit_frames(
     known: bytes,
     lower: Callable[[str], Lowered],
     size: Callable[[bytes], int],
+    link_cost: Callable[[bytes], int] = lambda obj: 0,
 ) -> tuple[bytes, UnitLog]:
     """The driver's step after its decision (:func:`~llm_compiler.driver.lowering.keep_smallest`):
     ``kept``, or a smaller object with frame pointers (:func:`smaller_frames`), made from the
@@ -139,6 +148,7 @@ def unit_frames(
         known: The front end's stderr.
         lower: Lowers IR as the kept object was lowered.
         size: The driver's objective.
+        link_cost: What the link adds for an object (:func:`smaller_frames`).
     """
     pipeline = log.pipeline if log.kept == "chosen" else OZ_PIPELINE
     ir = compiler.optimize(program, compiler.passes(pipeline))  # measured already: kept IR
@@ -154,6 +164,7 @@ def unit_frames(
         selector=selector,
         says=(),
         known=known,
+        link_cost=link_cost,
     )
     if made.frames and log.kept == "clang-oz":  # made from default<Oz>'s IR, not clang's object
         made = replace(made, kept="oz")
