@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from llm_compiler.autotune.random_search import RandomSearch
-from llm_compiler.passes.pipeline import PassList, PassNode, parse_pipeline
+from llm_compiler.passes.pipeline import PassList, PassNode, join_nodes, joinable, parse_pipeline
 from llm_compiler.passes.sampling import MAX_LIST_LENGTH
 from llm_compiler.passes.searchable import PassSet
 from llm_compiler.passes.space import has_groups, has_parameters, variants_of
@@ -182,40 +182,12 @@ def _single_leaf(node: PassNode) -> str | None:
     return leaves[0].name if len(leaves) == 1 else None
 
 
-def _joinable(first: PassNode, second: PassNode) -> bool:
-    if first.children is None or second.children is None:
-        return False
-    same = first.name == second.name and first.params == second.params
-    return same or (first.name == "cgscc" and second.name == "function")
-
-
-def _join(first: PassNode, second: PassNode) -> PassNode:
-    assert first.children is not None and second.children is not None
-    if first.name == second.name and first.params == second.params:
-        inner = _join_inside(first.children + second.children)
-        return PassNode(first.name, first.params, inner)
-    return PassNode(first.name, first.params, (*first.children, second))
-
-
-def _join_inside(children: tuple[PassNode, ...]) -> tuple[PassNode, ...]:
-    """Joins neighbouring loop groups of a function group (``loop(x),loop(y)`` -> ``loop(x,y)``)."""
-    joined: list[PassNode] = []
-    for child in children:
-        if joined and child.children is not None and child.name in ("loop", "loop-mssa"):
-            last = joined[-1]
-            if last.children is not None and (last.name, last.params) == (child.name, child.params):
-                joined[-1] = PassNode(last.name, last.params, last.children + child.children)
-                continue
-        joined.append(child)
-    return tuple(joined)
-
-
 def _group_moves(nodes: list[PassNode], space: _Space) -> list[str]:
     moves = []
     if space.variants and any(_single_leaf(node) in space.variants for node in nodes):
         moves.append("retune")
     if space.groups:
-        if any(_joinable(a, b) for a, b in itertools.pairwise(nodes)):
+        if any(joinable(a, b) for a, b in itertools.pairwise(nodes)):
             moves.append("group")
         if any(node.children is not None and len(node.children) > 1 for node in nodes):
             moves.append("ungroup")
@@ -232,9 +204,9 @@ def _structural_move(rng: random.Random, move: str, nodes: list[PassNode], space
         others = [v for v in space.variants[name] if str(v) != str(nodes[position])]
         return nodes[:position] + list(rng.choice(others)) + nodes[position + 1 :]
     if move == "group":
-        sites = [i for i in range(len(nodes) - 1) if _joinable(nodes[i], nodes[i + 1])]
+        sites = [i for i in range(len(nodes) - 1) if joinable(nodes[i], nodes[i + 1])]
         position = rng.choice(sites)
-        return [*nodes[:position], _join(nodes[position], nodes[position + 1]), *nodes[position + 2 :]]
+        return [*nodes[:position], join_nodes(nodes[position], nodes[position + 1]), *nodes[position + 2 :]]
     sites = [i for i, node in enumerate(nodes) if node.children is not None and len(node.children) > 1]
     position = rng.choice(sites)
     group = nodes[position]

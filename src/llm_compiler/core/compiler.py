@@ -422,10 +422,42 @@ class Compiler:
         kept across elements matter; report lists re-measured with :meth:`measure`.
         The subprocess engine has no prefix states and measures the whole pipeline.
         """
+        return self.compile_stepwise(program, passes, use_cache=use_cache).measurement
+
+    def compile_stepwise(
+        self, program: Program, passes: PassList, *, use_cache: bool = True, want_ir: bool = False
+    ) -> CompileResult:
+        """:meth:`measure_stepwise`, with the optimized IR text when ``want_ir``.
+
+        Raises:
+            InvalidPassList: The list fails the searchable-set gate.
+            CommandFailed: LLVM rejected the list or crashed on this program.
+            CompileTimeout: LLVM ran past the time limit.
+        """
         pipeline = self.check(passes)
         elements = tuple(str(node) for node in passes)
         replay = self._replay(program, pipeline)
-        return self._engine.compile_stepwise(program, elements, use_cache, replay).measurement
+        return self._engine.compile_stepwise(program, elements, use_cache, replay, want_ir)
+
+    def count_stepwise(
+        self, program: Program, passes: PassList, *, use_cache: bool = True, want_ir: bool = False
+    ) -> tuple[IRCount, str | None]:
+        """Counts the instructions after ``passes`` run one top-level element at a time
+        (prefix states reused, as :meth:`measure_stepwise`), generating no code; the
+        optimized IR text too when ``want_ir``.
+
+        Raises:
+            InvalidPassList: The list fails the searchable-set gate.
+            CommandFailed: LLVM rejected the list or crashed on this program.
+            CompileTimeout: LLVM ran past the time limit.
+        """
+        pipeline = self.check(passes) if passes else None
+        elements = tuple(str(node) for node in passes)
+        with self._objects_lock:
+            self.counts["counts"] += 1
+            self.counts[f"compiles:{program.id}"] += 1
+        replay = self._replay(program, pipeline)
+        return self._engine.count_stepwise(program, elements, use_cache, replay, want_ir)
 
     def measure_ir(self, ir: str, pipeline: str | None, *, name: str = "<ir>") -> Measurement:
         """Measures already optimized IR text (lowering it to an object)."""

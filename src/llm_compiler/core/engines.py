@@ -107,9 +107,26 @@ class CompileEngine(Protocol):
         ...
 
     def compile_stepwise(
-        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
     ) -> CompileResult:
         """The same, running top-level elements one at a time (prefix states reused)."""
+        ...
+
+    def count_stepwise(
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
+    ) -> tuple[IRCount, str | None]:
+        """Counts the IR after the elements run one at a time (no code generated);
+        returns the optimized IR text too when ``want_ir``."""
         ...
 
     def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
@@ -212,10 +229,29 @@ class SubprocessEngine:
         return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir))
 
     def compile_stepwise(
-        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
     ) -> CompileResult:
         # No prefix states without the library: the whole pipeline, as one opt run.
-        return self.compile(program, ",".join(elements), (), replay)
+        return self.compile(program, ",".join(elements), ("ir",) if want_ir else (), replay)
+
+    def count_stepwise(
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
+    ) -> tuple[IRCount, str | None]:
+        pipeline = ",".join(elements) or None
+        ir = self._optimized(program, pipeline)
+        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir)), (
+            ir if want_ir else None
+        )
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         return self._measure(ir, self._llc(ir, "obj", name), pipeline)
@@ -270,7 +306,12 @@ class InProcessEngine:
         return self._result(evaluation, pipeline)
 
     def compile_stepwise(
-        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
     ) -> CompileResult:
         pipeline = ",".join(elements)
         evaluation = self.pool.evaluate(
@@ -281,8 +322,33 @@ class InProcessEngine:
             replay=replay,
             stepwise=elements,
             use_cache=use_cache,
+            want_ir=want_ir,
         )
         return self._result(evaluation, pipeline)
+
+    def count_stepwise(
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
+    ) -> tuple[IRCount, str | None]:
+        pipeline = ",".join(elements)
+        evaluation = self.pool.evaluate(
+            program.text_key,
+            program.ir,
+            pipeline,
+            subject=subject(program, pipeline),
+            replay=replay,
+            stepwise=elements,
+            use_cache=use_cache,
+            want_ir=want_ir,
+            lower=False,
+        )
+        version = self.toolchain.version
+        count = IRCount(pipeline or None, evaluation.ir_instructions, version, evaluation.ir_hash)
+        return count, evaluation.ir
 
     def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
         count, digest = self.pool.count(
@@ -350,20 +416,43 @@ class ZygoteEngine:
             obj=obj if "obj" in outputs else None,
         )
 
-    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+    def _optimized(self, program: Program, pipeline: str | None) -> str:
         if pipeline is None:
-            return self._processes.count(program, pipeline, replay)
+            return program.ir
         try:
             message = ("optimize", program.ir.encode(), pipeline, self.timeout)
-            ir = self.zygote.request(message, timeout=self.timeout, subject=subject(program, pipeline))[1]
+            answer = self.zygote.request(message, timeout=self.timeout, subject=subject(program, pipeline))
+            return str(answer[1])
         except ZygoteGone:
-            return self._processes.count(program, pipeline, replay)
+            return self._processes._optimized(program, pipeline)
+
+    def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
+        ir = self._optimized(program, pipeline)
         return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir))
 
     def compile_stepwise(
-        self, program: Program, elements: tuple[str, ...], use_cache: bool, replay: list[str]
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
     ) -> CompileResult:
-        return self.compile(program, ",".join(elements), (), replay)
+        return self.compile(program, ",".join(elements), ("ir",) if want_ir else (), replay)
+
+    def count_stepwise(
+        self,
+        program: Program,
+        elements: tuple[str, ...],
+        use_cache: bool,
+        replay: list[str],
+        want_ir: bool = False,
+    ) -> tuple[IRCount, str | None]:
+        pipeline = ",".join(elements) or None
+        ir = self._optimized(program, pipeline)
+        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir)), (
+            ir if want_ir else None
+        )
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         try:

@@ -202,3 +202,37 @@ def parse_pipeline(text: str) -> PassList:
     if parser.pos != len(text):
         raise parser.fail("unexpected character")
     return PassList(nodes)
+
+
+def joinable(first: PassNode, second: PassNode) -> bool:
+    """Whether two neighbouring elements can run in one pass manager: groups of the same
+    manager and parameters (``function(x),function(y)``), or a function group after a
+    ``cgscc`` group (it then runs on each SCC right after inlining into it)."""
+    if first.children is None or second.children is None:
+        return False
+    same = first.name == second.name and first.params == second.params
+    return same or (first.name == "cgscc" and second.name == "function")
+
+
+def join_nodes(first: PassNode, second: PassNode) -> PassNode:
+    """The one element that runs ``first`` then ``second`` (:func:`joinable` ones) in
+    one pass manager: ``function(x),function(y)`` -> ``function(x,y)``, ``cgscc(i),function(x)``
+    -> ``cgscc(i,function(x))``."""
+    assert first.children is not None and second.children is not None
+    if first.name == second.name and first.params == second.params:
+        inner = _join_inside(first.children + second.children)
+        return PassNode(first.name, first.params, inner)
+    return PassNode(first.name, first.params, (*first.children, second))
+
+
+def _join_inside(children: tuple[PassNode, ...]) -> tuple[PassNode, ...]:
+    """Joins neighbouring loop groups of a function group (``loop(x),loop(y)`` -> ``loop(x,y)``)."""
+    joined: list[PassNode] = []
+    for child in children:
+        if joined and child.children is not None and child.name in ("loop", "loop-mssa"):
+            last = joined[-1]
+            if last.children is not None and (last.name, last.params) == (child.name, child.params):
+                joined[-1] = PassNode(last.name, last.params, last.children + child.children)
+                continue
+        joined.append(child)
+    return tuple(joined)

@@ -77,6 +77,8 @@ class Evaluation:
     ir_hash: str = ""
     #: The object file, when asked for.
     obj: bytes | None = None
+    #: False when the IR was only counted, not lowered (sizes are then 0).
+    lowered: bool = True
 
 
 def ir_hash(text: str | bytes) -> str:
@@ -360,8 +362,13 @@ class InProcessLLVM:
         use_cache: bool = True,
         want_ir: bool = False,
         want_asm: bool = False,
+        lower: bool = True,
     ) -> Evaluation:
-        """Applies top-level pipeline elements one at a time, reusing cached prefixes."""
+        """Applies top-level pipeline elements one at a time, reusing cached prefixes.
+
+        Without ``lower`` the result is only counted (instructions, IR hash, IR text if
+        wanted), and no code is generated.
+        """
         state = self._state(program_id)
         self._llvm_seconds = 0.0
         start, source = 0, state.module
@@ -382,9 +389,20 @@ class InProcessLLVM:
                 if not use_cache:
                     self.lib.LLVMDisposeModule(module)
                 module = following
+            if not lower:
+                return self._counted(module, want_ir, start)
             return self._finish(module, want_ir, want_asm, start, memo=use_cache)
         finally:
             self.lib.LLVMDisposeModule(module)
+
+    def _counted(self, module: int, want_ir: bool, cached_steps: int) -> Evaluation:
+        """``module`` counted and hashed, not lowered."""
+        count = self.count_instructions(module)
+        text = self.print_module(module)
+        seconds, self._llvm_seconds = self._llvm_seconds, 0.0
+        return Evaluation(
+            0, 0, 0, count, text if want_ir else None, None, cached_steps, seconds, ir_hash(text), None, False
+        )
 
     def _remember(self, state: _ProgramState, prefix: tuple[str, ...], module: int) -> None:
         """Keeps ``module`` as the state after ``prefix`` (takes ownership).

@@ -282,6 +282,7 @@ class WorkerPool:
         want_ir: bool = False,
         want_asm: bool = False,
         want_obj: bool = False,
+        lower: bool = True,
     ) -> Evaluation:
         """Applies ``pipeline`` to a program in a worker and measures it.
 
@@ -298,6 +299,8 @@ class WorkerPool:
             want_ir: Also return the optimized IR text.
             want_asm: Also return the assembly.
             want_obj: Also return the object file (whole-pipeline mode).
+            lower: Generate code and measure it; without it (stepwise mode only) the
+                result is counted and hashed, and its sizes are 0.
 
         Raises:
             CommandFailed: LLVM rejected the pipeline or IR, or crashed the worker.
@@ -308,7 +311,7 @@ class WorkerPool:
             return None if program_id in worker.programs else ("add", program_id, ir.encode())
 
         if stepwise is not None:
-            request: tuple[Any, ...] = ("stepwise", program_id, stepwise, use_cache, want_ir, want_asm)
+            request: tuple[Any, ...] = ("stepwise", program_id, stepwise, use_cache, want_ir, want_asm, lower)
         else:
             request = ("evaluate", program_id, pipeline, want_ir, want_asm, use_cache, want_obj)
         response = self._request(program_id, request, lambda: (replay, subject), prepare)

@@ -7,7 +7,8 @@ until stdin closes. Requests and answers:
 * ``("add", id, ir)`` -> ``("ok",)`` or ``("llvm-error", message)``
 * ``("evaluate", id, pipeline, want_ir, want_asm, memo, want_obj)`` -> ``("ok", Evaluation)``,
   ``("missing",)`` when the program is not held, or ``("llvm-error", message)``
-* ``("stepwise", id, elements, use_cache, want_ir, want_asm)`` -> the same
+* ``("stepwise", id, elements, use_cache, want_ir, want_asm, lower)`` -> the same (without
+  ``lower`` counted and hashed only, no code generated)
 * ``("count", id, pipeline)`` -> ``("ok", (instructions, ir_hash, seconds))``, no code generated
 * ``("lower", ir, want_asm)`` -> ``("ok", Evaluation)`` or ``("llvm-error", message)``
 
@@ -46,9 +47,9 @@ def _handle(engine: InProcessLLVM, request: tuple[Any, ...]) -> tuple[Any, ...]:
     if kind == "count":
         return ("ok", engine.count(request[1], request[2]))
     if kind == "stepwise":
-        _, program_id, elements, use_cache, want_ir, want_asm = request
+        _, program_id, elements, use_cache, want_ir, want_asm, lower = request
         evaluation = engine.evaluate_stepwise(
-            program_id, elements, use_cache=use_cache, want_ir=want_ir, want_asm=want_asm
+            program_id, elements, use_cache=use_cache, want_ir=want_ir, want_asm=want_asm, lower=lower
         )
         return ("ok", evaluation)
     return ("llvm-error", f"unknown request {kind!r}")
