@@ -5,14 +5,15 @@
 # reference) and, where apt offers it, LLVM 22.
 #   bash scripts/setup.sh          # the package
 #   bash scripts/setup.sh --dev    # the package, the test tools (pytest, hypothesis, ruff, mypy) and
-#                                  # the [hf] and [train] extras the model and training tests use
-#                                  # (torch for the CPU, transformers, TRL, peft)
+#                                  # the [hf], [train], [gym] and [gym-agents] extras the model,
+#                                  # training and environment tests use (torch for the CPU,
+#                                  # transformers, TRL, peft, gymnasium, ir2vec, stable-baselines3)
 # It is idempotent: a second run installs nothing new. Set LLVM_BIN to use another LLVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras=""
-[[ "${1:-}" == "--dev" ]] && extras="[dev,hf,train]"
+[[ "${1:-}" == "--dev" ]] && extras="[dev,hf,train,gym,gym-agents]"
 
 sudo_cmd=()
 if [[ "$(id -u)" -ne 0 ]]; then

@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("predictor",),
     ("evaluation", "driver"),
     ("training",),
+    ("gym",),
     ("cli",),
     ("__main__",),
 ]

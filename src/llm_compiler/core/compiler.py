@@ -420,7 +420,8 @@ class Compiler:
         prefix only run their new suffix. Results are equal with and without the cache,
         and equal the whole-pipeline :meth:`measure` except in rare cases where analyses
         kept across elements matter; report lists re-measured with :meth:`measure`.
-        The subprocess engine has no prefix states and measures the whole pipeline.
+        The subprocess engine has no prefix states: it runs one ``opt`` per element, so
+        that every engine gives the same result.
         """
         return self.compile_stepwise(program, passes, use_cache=use_cache).measurement
 

@@ -215,14 +215,24 @@ class SubprocessEngine:
     def _optimized(self, program: Program, pipeline: str | None) -> str:
         if pipeline is None:
             return program.ir
+        return self._opt(program.ir, pipeline, subject(program, pipeline))
+
+    def _opt(self, ir: str, pipeline: str, name: str) -> str:
         return run_command(
             fixed_layout(
                 [self.toolchain.tool("opt"), *self.llvm_options, f"-passes={pipeline}", "-S", "-o", "-", "-"]
             ),
             timeout=self.timeout,
-            input=program.ir.encode(),
-            subject=subject(program, pipeline),
+            input=ir.encode(),
+            subject=name,
         ).stdout_text
+
+    def stepwise_ir(self, program: Program, elements: tuple[str, ...]) -> str:
+        """The IR after ``elements``, one ``opt`` run each (what prefix states give)."""
+        ir = program.ir
+        for index, element in enumerate(elements):
+            ir = self._opt(ir, element, subject(program, ",".join(elements[: index + 1])))
+        return ir
 
     def count(self, program: Program, pipeline: str | None, replay: list[str]) -> IRCount:
         ir = self._optimized(program, pipeline)
@@ -236,8 +246,11 @@ class SubprocessEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> CompileResult:
-        # No prefix states without the library: the whole pipeline, as one opt run.
-        return self.compile(program, ",".join(elements), ("ir",) if want_ir else (), replay)
+        # One opt run per element, as the in-process engine's prefix states run them.
+        ir = self.stepwise_ir(program, elements)
+        pipeline = ",".join(elements)
+        obj = self._llc(ir, "obj", program.name)
+        return CompileResult(self._measure(ir, obj, pipeline), ir=ir if want_ir else None)
 
     def count_stepwise(
         self,
@@ -247,11 +260,11 @@ class SubprocessEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> tuple[IRCount, str | None]:
-        pipeline = ",".join(elements) or None
-        ir = self._optimized(program, pipeline)
-        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir)), (
-            ir if want_ir else None
+        ir = self.stepwise_ir(program, elements)
+        count = IRCount(
+            ",".join(elements) or None, count_instructions(ir), self.toolchain.version, ir_hash(ir)
         )
+        return count, ir if want_ir else None
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         return self._measure(ir, self._llc(ir, "obj", name), pipeline)
@@ -438,7 +451,19 @@ class ZygoteEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> CompileResult:
-        return self.compile(program, ",".join(elements), ("ir",) if want_ir else (), replay)
+        ir = self._stepwise_ir(program, elements)
+        pipeline = ",".join(elements)
+        try:
+            _, obj, _ = self._compile(ir, None, False, subject(program, pipeline))
+        except ZygoteGone:
+            obj = self._processes._llc(ir, "obj", program.name)
+        return CompileResult(self._processes._measure(ir, obj, pipeline), ir=ir if want_ir else None)
+
+    def _stepwise_ir(self, program: Program, elements: tuple[str, ...]) -> str:
+        ir = program.ir
+        for element in elements:
+            ir = self._optimized(Program(program.name, ir), element)
+        return ir
 
     def count_stepwise(
         self,
@@ -448,11 +473,11 @@ class ZygoteEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> tuple[IRCount, str | None]:
-        pipeline = ",".join(elements) or None
-        ir = self._optimized(program, pipeline)
-        return IRCount(pipeline, count_instructions(ir), self.toolchain.version, ir_hash(ir)), (
-            ir if want_ir else None
+        ir = self._stepwise_ir(program, elements)
+        count = IRCount(
+            ",".join(elements) or None, count_instructions(ir), self.toolchain.version, ir_hash(ir)
         )
+        return count, ir if want_ir else None
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         try:

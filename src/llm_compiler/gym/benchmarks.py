@@ -5,6 +5,7 @@ and the same URI gives the same program on any machine with the same inputs:
 
 * ``file:PATH`` (or a bare path): a C/C++ source or an IR file (``.ll``/``.bc``);
 * ``corpus:ROOT?unit=ID``: one unit of a corpus built by ``llm-compiler corpus``;
+* ``builtin:NAME``: a program of the built-in validation suite, with its flags;
 * ``csmith:SEED``: the Csmith program of that seed (generated once and cached; seeds
   whose program does not compile or run are refused, as the csmith suite discards
   them);
@@ -13,8 +14,8 @@ and the same URI gives the same program on any machine with the same inputs:
 
 A **dataset** is a named, ordered collection of benchmark URIs:
 
-* ``builtin``: the C programs of the built-in validation suite that ship with the
-  package (:mod:`llm_compiler.validation.suites`), each a real program with a ``main``;
+* ``builtin``: the C and C++ programs of the built-in validation suite that ship with
+  the package (:mod:`llm_compiler.validation.suites`), each a real program with a ``main``;
 * ``csmith`` and ``llvm-stress``: generators, seeds 0, 1, 2, ... (unbounded);
 * any program-set target (:mod:`llm_compiler.corpus.program_set`): a folder, a
   ``compile_commands.json``, a corpus with ``?split=train`` and the rest, named by the
@@ -26,7 +27,6 @@ Nothing is downloaded: generators run the locally installed ``csmith`` and
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import shutil
@@ -40,7 +40,7 @@ from llm_compiler.core.compiler import Compiler
 from llm_compiler.core.program import Program
 from llm_compiler.corpus.program_set import CORPUS_SCHEME, ProgramSet, ProgramSource
 from llm_compiler.errors import InvalidInput, LlmCompilerError
-from llm_compiler.files import cache_dir
+from llm_compiler.files import atomic_write_text, cache_dir
 from llm_compiler.toolchain.frontend import FrontendOptions
 from llm_compiler.toolchain.runner import run_command
 from llm_compiler.validation.csmith import INSTALL_HINT, csmith_include_dir, csmith_suite
@@ -48,6 +48,8 @@ from llm_compiler.validation.suites import builtin_suite
 
 #: The size ``llvm-stress`` is given unless a URI says otherwise.
 LLVM_STRESS_SIZE = 100
+
+BUILTIN_SCHEME = "builtin:"
 
 _SEED = re.compile(r"(csmith|llvm-stress):(\d+)(?:\?(.*))?")
 
@@ -88,6 +90,8 @@ def load_benchmark(uri: str, compiler: Compiler) -> Benchmark:
         raise InvalidInput(f"{uri}: a generator benchmark is csmith:SEED or llvm-stress:SEED[?size=N].")
     if uri.startswith(CORPUS_SCHEME):
         return _corpus_benchmark(uri, compiler)
+    if uri.startswith(BUILTIN_SCHEME):
+        return Benchmark(uri, _builtin_program(uri, compiler))
     path = Path(uri.removeprefix("file:")).expanduser()
     if not path.is_file():
         raise InvalidInput(f"{uri}: no such file; a benchmark is a source or IR file, or a URI (see --help).")
@@ -169,20 +173,22 @@ class Dataset:
         return self.benchmark_uris()
 
 
-@functools.cache
 def _builtin_uris() -> tuple[str, ...]:
-    """The built-in suite's C programs, as files in the cache (written once)."""
+    return tuple(f"{BUILTIN_SCHEME}{test.name}" for test in builtin_suite().programs)
+
+
+def _builtin_program(uri: str, compiler: Compiler) -> Program:
+    name = uri.removeprefix(BUILTIN_SCHEME)
+    found = {test.name: test for test in builtin_suite().programs}
+    if name not in found:
+        raise InvalidInput(f"{uri}: the built-in suite has no program {name!r}.")
+    test = found[name]
     folder = cache_dir("gym", "builtin")
     folder.mkdir(parents=True, exist_ok=True)
-    uris = []
-    for test in builtin_suite().programs:
-        if test.language != "c" or test.flags:
-            continue
-        path = folder / f"{test.name}.c"
-        if not path.is_file() or path.read_text() != test.source:
-            path.write_text(test.source)
-        uris.append(f"file:{path}")
-    return tuple(uris)
+    path = folder / f"{test.name}.{'c' if test.language == 'c' else 'cpp'}"
+    if not path.is_file() or path.read_text() != test.source:
+        atomic_write_text(path, test.source)
+    return compiler.load(path, FrontendOptions(extra_flags=test.flags))
 
 
 def _program_set_uris(target: str) -> tuple[str, ...]:
@@ -205,7 +211,9 @@ def datasets(extra: Sequence[str] = ()) -> dict[str, Dataset]:
         InvalidInput: A target in ``extra`` names no programs.
     """
     found = {
-        "builtin": Dataset("builtin", "C programs of the built-in validation suite", len(_builtin_uris())),
+        "builtin": Dataset(
+            "builtin", "C and C++ programs of the built-in validation suite", len(_builtin_uris())
+        ),
         "csmith": Dataset("csmith", f"Csmith random C programs by seed ({_installed('csmith')})", None),
         "llvm-stress": Dataset("llvm-stress", "llvm-stress random IR functions by seed", None),
     }

@@ -27,7 +27,10 @@ was, ``info["error"]`` saying why); an action outside the space raises
 
 The episode is a replayable :class:`~llm_compiler.gym.record.EpisodeRecord`
 (``env.record``): the benchmark's URI, the LLVM version, the pipeline after each step
-as ``opt -passes=`` takes it, and every measured size. :meth:`PassOrderingEnv.validate`
+as ``opt -passes=`` takes it, and every measured size. A state is what one ``opt`` run
+per step gives (``opt -passes=a | opt -passes=b | ...``), as CompilerGym applied one
+pass at a time; one ``opt -passes=a,b,...`` run gives the same module except in rare
+cases where analyses kept between passes matter. :meth:`PassOrderingEnv.validate`
 checks the current pipeline as any kept list is checked (a determinism check, then the
 gate: the program's link and its own run where it has a ``main``, PassListEval) and
 returns a :class:`~llm_compiler.selection.outcomes.Verdict`.
