@@ -125,7 +125,9 @@ def test_an_episode_replays_in_a_fresh_environment(shared: Compiler) -> None:
     # One opt process per step gives the same sizes; its IR text can differ in the order
     # of "; preds" comments, as each opt run parses the text again (use-list order).
     with Compiler(timeout=120, engine="subprocess") as processes:
-        chained = make(processes, reward_space="BinarySize", observation_space="IrInstructionCount").replay(record)
+        chained = make(processes, reward_space="BinarySize", observation_space="IrInstructionCount").replay(
+            record
+        )
     sizes = [(s.ir_instructions, s.text, s.data) for s in record.steps]
     assert [(s.ir_instructions, s.text, s.data) for s in chained.steps] == sizes
 
@@ -134,7 +136,11 @@ def test_a_vector_env_of_four_on_the_examples() -> None:
     benchmarks = sorted(EXAMPLES.glob("*.c"))[:4]
     envs = gymnasium.vector.SyncVectorEnv(
         [
-            (lambda path=path: gymnasium.make(ENV_ID, benchmark=f"file:{path}", observation_space="InstCount"))
+            (
+                lambda path=path: gymnasium.make(
+                    ENV_ID, benchmark=f"file:{path}", observation_space="InstCount"
+                )
+            )
             for path in benchmarks
         ]
     )
@@ -143,7 +149,7 @@ def test_a_vector_env_of_four_on_the_examples() -> None:
         assert observations.shape == (4, 70)
         assert [Path(uri.removeprefix("file:")) for uri in infos["benchmark"]] == benchmarks
         for _ in range(3):
-            observations, rewards, terminated, truncated, infos = envs.step(envs.action_space.sample())
+            observations, rewards, terminated, _, infos = envs.step(envs.action_space.sample())
         assert rewards.shape == (4,) and not terminated.any()
     finally:
         envs.close()
@@ -199,7 +205,7 @@ def test_validate_checks_the_current_pipeline(shared: Compiler) -> None:
 
 
 def test_unknown_spaces_and_benchmarks_are_named(shared: Compiler) -> None:
-    with pytest.raises(InvalidInput, match="observation space 'Nope'.*Autophase"):
+    with pytest.raises(InvalidInput, match=r"observation space 'Nope'.*Autophase"):
         make(shared, observation_space="Nope")
     with pytest.raises(InvalidInput, match="reward space 'Nope'"):
         make(shared, reward_space="Nope")

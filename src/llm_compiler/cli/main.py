@@ -42,6 +42,7 @@ SUBCOMMANDS = (
     "emulate",
     "evaluate",
     "train",
+    "gym",
 )
 
 EPILOG = """examples:
@@ -58,6 +59,7 @@ EPILOG = """examples:
   llm-compiler emulate examples/crc32.c --passes 'module(default<Oz>)' --model hf:facebook/llm-compiler-7b
   llm-compiler evaluate flag-tuning examples/ --system oz --system tune:100 --out runs/eval
   llm-compiler train --data data/flags --model facebook/llm-compiler-7b --out models/ftd
+  llm-compiler gym eval greedy --dataset examples/ --steps 20
   make CC="llm-compiler cc --results tuned/"     # build with tuned lists (llm-compiler cc --help)
 """
 

@@ -263,6 +263,28 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
             return (*self._nodes[:-1], join_nodes(self._nodes[-1], node))
         return (*self._nodes, node)
 
+    @property
+    def reward_space(self) -> RewardSpace:
+        """The reward space (its ``metric`` is the cost rewards are the decrease of)."""
+        return self._reward
+
+    def cost_of(self, pipeline: str) -> tuple[int, float]:
+        """The cost in the reward's metric of ``pipeline`` run from the start of the
+        current benchmark (one ``opt`` run per element, as steps run), and the rewards an
+        episode reaching it sums to; the episode is left as it is.
+
+        Raises:
+            InvalidPassList: ``pipeline`` fails the pass grammar or the searchable set.
+            CommandFailed: LLVM rejected or crashed on it.
+            CompileTimeout: LLVM ran past the time limit.
+        """
+        if self._initial is None:
+            raise InvalidInput("Call reset() before cost_of().")
+        passes = self.compiler.passes(pipeline) if pipeline else PassList()
+        metric = self._reward.metric
+        cost = self._measure(passes, self._reward.needs).cost(metric)
+        return cost, (self._initial.cost(metric) - cost) / self._norm
+
     def _action_label(self, action: Any) -> str:
         """What records call ``action``: the text, or ``index:element`` (``+`` before
         the element for a nested action that joins)."""
@@ -271,13 +293,14 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         index, size = int(action), len(self.action_names)
         return f"{index}:{'+' if index >= size else ''}{self.action_names[index % size]}"
 
-    def _measure(self, passes: PassList) -> State:
-        """The state after ``passes``, measured as the spaces need (no code generated
-        unless a size is needed)."""
+    def _measure(self, passes: PassList, needs: frozenset[str] | None = None) -> State:
+        """The state after ``passes``, measured as the spaces need (``needs``: what is
+        wanted, default the env's spaces'; no code generated unless a size is needed)."""
         assert self.benchmark is not None
         program = self.benchmark.program
-        want_ir = "ir" in self._needs
-        if "size" in self._needs:
+        needs = self._needs if needs is None else needs
+        want_ir = "ir" in needs
+        if "size" in needs:
             if passes:
                 result = self.compiler.compile_stepwise(program, passes, want_ir=want_ir)
                 m, ir = result.measurement, result.ir
@@ -377,16 +400,27 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         self._state = self._measure(PassList(self._nodes)) if steps else self._state
         return self.record
 
-    def validate(self) -> Verdict:
-        """Checks the current pipeline as a kept list is checked (module docstring).
+    def validate(self, pipeline: str | None = None) -> Verdict:
+        """Checks the current pipeline (or ``pipeline`` on the current benchmark) as a
+        kept list is checked (module docstring).
 
-        Returns ``not-checked`` for an episode with no step (the unoptimized program).
+        Returns ``not-checked`` for an empty pipeline (the unoptimized program).
+
+        Raises:
+            InvalidPassList: ``pipeline`` fails the pass grammar or the searchable set.
         """
         if self.benchmark is None:
             raise InvalidInput("No episode yet: call reset().")
-        if not self._nodes:
+        passes = (
+            PassList(self._nodes)
+            if pipeline is None
+            else self.compiler.passes(pipeline)
+            if pipeline
+            else PassList()
+        )
+        if not passes:
             return Verdict.NOT_CHECKED
-        program, passes = self.benchmark.program, PassList(self._nodes)
+        program = self.benchmark.program
         try:
             measured = self.compiler.measure(program, passes)
         except (CommandFailed, CompileTimeout):
