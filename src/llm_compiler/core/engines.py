@@ -170,6 +170,13 @@ def run_llc(
     return result.stdout
 
 
+def counted(ir: str, elements: tuple[str, ...], version: str, want_ir: bool) -> tuple[IRCount, str | None]:
+    """The count of ``ir`` (reached by ``elements``), and the text when ``want_ir``."""
+    return IRCount(",".join(elements) or None, count_instructions(ir), version, ir_hash(ir)), (
+        ir if want_ir else None
+    )
+
+
 class SubprocessEngine:
     """Runs ``opt -passes=P -S`` and ``llc -filetype=obj|asm`` as processes, each given
     ``llvm_options`` (:func:`check_llvm_options`) as ``clang -mllvm`` gives them."""
@@ -260,11 +267,7 @@ class SubprocessEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> tuple[IRCount, str | None]:
-        ir = self.stepwise_ir(program, elements)
-        count = IRCount(
-            ",".join(elements) or None, count_instructions(ir), self.toolchain.version, ir_hash(ir)
-        )
-        return count, ir if want_ir else None
+        return counted(self.stepwise_ir(program, elements), elements, self.toolchain.version, want_ir)
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         return self._measure(ir, self._llc(ir, "obj", name), pipeline)
@@ -473,11 +476,7 @@ class ZygoteEngine:
         replay: list[str],
         want_ir: bool = False,
     ) -> tuple[IRCount, str | None]:
-        ir = self._stepwise_ir(program, elements)
-        count = IRCount(
-            ",".join(elements) or None, count_instructions(ir), self.toolchain.version, ir_hash(ir)
-        )
-        return count, ir if want_ir else None
+        return counted(self._stepwise_ir(program, elements), elements, self.toolchain.version, want_ir)
 
     def lower_ir(self, ir: str, pipeline: str | None, name: str, replay: list[str]) -> Measurement:
         try:
