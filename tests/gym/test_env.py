@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -230,6 +231,9 @@ def test_datasets_and_generated_benchmarks(shared: Compiler) -> None:
     first = env.state.ir_hash
     env.reset(options={"benchmark": "llvm-stress:8?size=40"})
     assert env.state.ir_hash != first
+    if shutil.which("csmith"):
+        _, info = env.reset(options={"benchmark": "csmith:3"})
+        assert info["benchmark"] == "csmith:3" and info["ir_instructions"] > 100
     _, info = env.reset(seed=0)  # the default dataset: the built-in suite's programs
     assert info["benchmark"] in list(env.datasets["builtin"].benchmark_uris())
 
