@@ -182,3 +182,10 @@ def test_a_killed_worker_is_named_with_what_to_do(
     assert cli_main.main(["predictor", "show"]) == 2
     error = capsys.readouterr().err
     assert "a worker process was killed" in error and "run the same command again" in error
+
+
+def test_the_help_lists_the_compiler_commands() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in ("cc", "c++", "measure", "gym"):
+        assert f"\n    {command} " in result.stdout

@@ -78,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"llm-compiler {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in DRIVER_COMMANDS:
+        # main() hands these to the driver before parsing; listed here so --help shows them.
+        language = "C" if name == "cc" else "C++"
+        subparsers.add_parser(
+            name,
+            add_help=False,
+            help=f"a {language} compiler for your build (clang's command line): objects smaller than "
+            f"-Oz, validated; llm-compiler {name} --help",
+        )
     common = common_options()
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"llm_compiler.cli.{name}")
