@@ -46,17 +46,20 @@ import numpy as np
 from gymnasium import spaces
 
 from llm_compiler.core.compiler import Compiler
-from llm_compiler.core.program import OZ_PIPELINE, Program
+from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.errors import CommandFailed, CompileTimeout, InvalidInput
 from llm_compiler.gym.benchmarks import Benchmark, Dataset, datasets, load_benchmark
 from llm_compiler.gym.record import EpisodeRecord, StepRecord
 from llm_compiler.gym.spaces import (
     TEXT_CHARSET,
-    ObservationSpace,
     RewardSpace,
     State,
-    observation_space,
-    reward_space,
+)
+from llm_compiler.gym.spaces import (
+    observation_space as named_observation,
+)
+from llm_compiler.gym.spaces import (
+    reward_space as named_reward,
 )
 from llm_compiler.passes.pipeline import MAX_PIPELINE_CHARS, PassList, PassNode, join_nodes, joinable
 from llm_compiler.passes.space import widen
@@ -114,9 +117,9 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         self.observation_names = (
             (observation_space,) if isinstance(observation_space, str) else tuple(observation_space)
         )
-        self._observations = tuple(_observation(name) for name in self.observation_names)
+        self._observations = tuple(named_observation(name) for name in self.observation_names)
         self.reward_name = reward_space
-        self._reward: RewardSpace = _reward(reward_space)
+        self._reward: RewardSpace = named_reward(reward_space)
         self.action_space_name = action_space
         self.action_names = self._action_names(action_space)
         self.action_space = self._action_space(action_space)
@@ -182,7 +185,7 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         self._steps = []
         self._initial = self._state = self._measure(PassList())
         if self._reward.normalized:
-            initial, oz = self._baseline(self.benchmark.program, self._reward.metric)
+            initial, oz = self.baseline()
             self._norm = max(initial - oz, 1)
         else:
             self._norm = 1
@@ -223,9 +226,7 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
             return self._observe(previous), 0.0, True, False, info
         self._nodes, self._state = nodes, state
         self._steps.append(StepRecord.of(self._action_label(action), PassList(nodes).pipeline, state))
-        metric = self._reward.metric
-        reward = (previous.cost(metric) - state.cost(metric)) / self._norm
-        return self._observe(state), float(reward), False, False, self._info()
+        return self._observe(state), self._gain(previous, state), False, False, self._info()
 
     def peek(self, action: Any) -> tuple[float, State]:
         """The reward and state ``action`` would give, the episode left as it is (what a
@@ -240,8 +241,12 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         if self._state is None:
             raise InvalidInput("Call reset() before peek().")
         state = self._measure(PassList(self._apply(action)))
+        return self._gain(self._state, state), state
+
+    def _gain(self, before: State, after: State) -> float:
+        """The reward of going from ``before`` to ``after``."""
         metric = self._reward.metric
-        return (self._state.cost(metric) - state.cost(metric)) / self._norm, state
+        return float(before.cost(metric) - after.cost(metric)) / self._norm
 
     def _apply(self, action: Any) -> tuple[PassNode, ...]:
         """The elements after ``action``, checked against the pass grammar and set."""
@@ -281,9 +286,8 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         if self._initial is None:
             raise InvalidInput("Call reset() before cost_of().")
         passes = self.compiler.passes(pipeline) if pipeline else PassList()
-        metric = self._reward.metric
-        cost = self._measure(passes, self._reward.needs).cost(metric)
-        return cost, (self._initial.cost(metric) - cost) / self._norm
+        state = self._measure(passes, self._reward.needs)
+        return state.cost(self._reward.metric), self._gain(self._initial, state)
 
     def _action_label(self, action: Any) -> str:
         """What records call ``action``: the text, or ``index:element`` (``+`` before
@@ -313,23 +317,28 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
             count, ir = self.compiler.count(program, None), program.ir
         return State(count.ir_instructions, count.ir_hash or "", None, None, ir if want_ir else None)
 
-    def _baseline(self, program: Program, metric: str) -> tuple[int, int]:
-        """(unoptimized, -Oz) cost of ``program`` in ``metric``, computed once per process."""
+    def baseline(self) -> tuple[int, int]:
+        """(unoptimized, -Oz) cost of the current benchmark in the reward's metric,
+        computed once per benchmark and LLVM for the process.
+
+        Raises:
+            InvalidInput: No episode was started.
+        """
+        if self.benchmark is None:
+            raise InvalidInput("Call reset() before baseline().")
+        program, metric = self.benchmark.program, self._reward.metric
         key = (program.id, self.compiler.llvm_version, metric)
         if key not in _BASELINES:
             oz = self.compiler.passes(OZ_PIPELINE)
             if metric == "ir":
-                pair = (
-                    self.compiler.count(program, None).ir_instructions,
-                    self.compiler.count(program, oz).ir_instructions,
-                )
+                before = self.compiler.count(program, None).ir_instructions
+                after = self.compiler.count(program, oz).ir_instructions
             else:
-                before, after = self.compiler.measure(program, None), self.compiler.measure(program, oz)
-                pair = (
-                    State(0, "", before.text, before.data).cost(metric),
-                    State(0, "", after.text, after.data).cost(metric),
-                )
-            _BASELINES[key] = pair
+                unoptimized = self.compiler.measure(program, None)
+                smallest = self.compiler.measure(program, oz)
+                before = State(0, "", unoptimized.text, unoptimized.data).cost(metric)
+                after = State(0, "", smallest.text, smallest.data).cost(metric)
+            _BASELINES[key] = (before, after)
         return _BASELINES[key]
 
     def _observe(self, state: State) -> Any:
@@ -445,11 +454,3 @@ class PassOrderingEnv(gymnasium.Env[Any, Any]):
         if self._own_compiler:
             self.compiler.close()
         super().close()
-
-
-def _observation(name: str) -> ObservationSpace:
-    return observation_space(name)
-
-
-def _reward(name: str) -> RewardSpace:
-    return reward_space(name)

@@ -22,7 +22,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from llm_compiler.core.program import OZ_PIPELINE
 from llm_compiler.errors import LlmCompilerError, reason_of
 from llm_compiler.files import RunDir
 from llm_compiler.gym.baselines import Agent
@@ -65,8 +64,7 @@ def evaluate_agent(
 
 def _row(agent: Agent, env: PassOrderingEnv, uri: str) -> dict[str, Any]:
     result = agent.run(env, uri)
-    initial, _ = env.cost_of("")
-    oz, _ = env.cost_of(OZ_PIPELINE)
+    initial, oz = env.baseline()
     verdict = env.validate(result.pipeline) if result.pipeline else Verdict.NOT_CHECKED
     kept = result.cost if verdict is Verdict.VALIDATED and result.cost < oz else oz
     return {

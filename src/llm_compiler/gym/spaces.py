@@ -188,18 +188,20 @@ REWARD_SPACES: dict[str, RewardSpace] = {
 }
 
 
+def _named(table: dict[str, Any], name: str, what: str) -> Any:
+    try:
+        return table[name]
+    except KeyError:
+        raise InvalidInput(f"Unknown {what} {name!r}; choose one of {', '.join(table)}.") from None
+
+
 def observation_space(name: str) -> ObservationSpace:
     """The observation space ``name``.
 
     Raises:
         InvalidInput: No observation space has that name.
     """
-    try:
-        return OBSERVATION_SPACES[name]
-    except KeyError:
-        raise InvalidInput(
-            f"Unknown observation space {name!r}; choose one of {', '.join(OBSERVATION_SPACES)}."
-        ) from None
+    return _named(OBSERVATION_SPACES, name, "observation space")  # type: ignore[no-any-return]
 
 
 def reward_space(name: str) -> RewardSpace:
@@ -208,9 +210,4 @@ def reward_space(name: str) -> RewardSpace:
     Raises:
         InvalidInput: No reward space has that name.
     """
-    try:
-        return REWARD_SPACES[name]
-    except KeyError:
-        raise InvalidInput(
-            f"Unknown reward space {name!r}; choose one of {', '.join(REWARD_SPACES)}."
-        ) from None
+    return _named(REWARD_SPACES, name, "reward space")  # type: ignore[no-any-return]
